@@ -1,0 +1,51 @@
+export {
+  AppError,
+  errorCode,
+  StoreUnavailableError,
+  StoreUnreachableError,
+  UNAVAILABLE_MESSAGE,
+} from './app-error.js';
+export {
+  boolVar,
+  ConfigError,
+  type HttpConfig,
+  httpEnv,
+  intVar,
+  loadConfig,
+  logLevels,
+  stringVar,
+} from './config.js';
+export { type MessageBody, type MsgBody, messageBody, messageError, msgBody } from './envelope.js';
+export { healthRouter, type ReadinessCheck } from './health.js';
+export {
+  createBaseApp,
+  errorHandler,
+  type Failure,
+  type FailureRenderer,
+  notFound,
+  renderStatusEnvelope,
+  toFailure,
+} from './http.js';
+export { createLogger, type Logger, REDACTED_PATHS } from './logger.js';
+export { migrate, splitStatements } from './migrate.js';
+export {
+  createMysqlPool,
+  type MysqlSettings,
+  mysqlEnv,
+  mysqlSettingsFrom,
+  type Pool,
+  type PoolConnection,
+  type ResultSetHeader,
+  type RowDataPacket,
+} from './mysql.js';
+export {
+  connectRedis,
+  createRedis,
+  type RedisEnv,
+  type RedisSettings,
+  redisEnv,
+  redisSettingsFrom,
+} from './redis.js';
+export { requestIdFrom, requestLogger } from './request-logger.js';
+export { onShutdownSignals, type ShutdownOptions, shutdownGracefully } from './shutdown.js';
+export { runService } from './startup.js';

@@ -1,0 +1,10 @@
+export { type CapturedLogs, captureLogs } from './capture-logs.js';
+export { setupTestServers } from './global-setup.js';
+export { freePort, startMariaDbServer, startRedisServer, type TestServer } from './servers.js';
+export {
+  createTestDatabase,
+  createTestRedis,
+  mysqlSettingsFromUrl,
+  type TestDatabase,
+  type TestRedis,
+} from './stores.js';

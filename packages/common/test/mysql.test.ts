@@ -1,0 +1,74 @@
+import { fileURLToPath } from 'node:url';
+import type { RowDataPacket } from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnreachableError } from '../src/app-error.js';
+import { migrate, splitStatements } from '../src/migrate.js';
+import { createMysqlPool } from '../src/mysql.js';
+import { createTestDatabase, freePort, type TestDatabase } from '../src/testing/index.js';
+
+const migrations = fileURLToPath(new URL('./fixtures/migrations', import.meta.url));
+
+describe('splitStatements', () => {
+  it('splits on semicolons that end a line and drops comment lines', () => {
+    expect(
+      splitStatements('-- note\nCREATE TABLE a (x INT);\n\nINSERT INTO a VALUES (1);\n'),
+    ).toEqual(['CREATE TABLE a (x INT)', 'INSERT INTO a VALUES (1)']);
+    expect(splitStatements("INSERT INTO a VALUES ('x; y');")).toEqual([
+      "INSERT INTO a VALUES ('x; y')",
+    ]);
+  });
+});
+
+describe('createMysqlPool and migrate', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('creates the missing database, applies every migration once and records it', async () => {
+    const pool = await createMysqlPool(db.settings);
+    try {
+      expect(await migrate(pool, migrations)).toEqual(['001_widgets.sql', '002_widget_seed.sql']);
+      expect(await migrate(pool, migrations)).toEqual([]);
+      const [widgets] = await pool.query<RowDataPacket[]>('SELECT name FROM widgets');
+      expect(widgets).toEqual([{ name: 'first; with a semicolon inside' }]);
+      const [versions] = await pool.query<RowDataPacket[]>(
+        'SELECT version FROM schema_migrations ORDER BY version',
+      );
+      expect(versions.map((row) => row.version)).toEqual([
+        '001_widgets.sql',
+        '002_widget_seed.sql',
+      ]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('applies each file once when several instances migrate at the same moment', async () => {
+    const fresh = await createTestDatabase();
+    const pools = await Promise.all([1, 2, 3].map(() => createMysqlPool(fresh.settings)));
+    try {
+      const applied = await Promise.all(pools.map((pool) => migrate(pool, migrations)));
+      expect(applied.flat().sort()).toEqual(['001_widgets.sql', '002_widget_seed.sql']);
+      const [rows] = await pools[0]!.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM widgets');
+      expect(rows[0]?.n).toBe(1);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+      await fresh.drop();
+    }
+  });
+
+  it('fails fast with one line naming the address and the variables when nothing listens', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const attempt = createMysqlPool({ ...db.settings, host: '127.0.0.1', port });
+    await expect(attempt).rejects.toThrow(StoreUnreachableError);
+    await expect(attempt).rejects.toThrow(
+      `cannot reach MySQL at 127.0.0.1:${port} (ECONNREFUSED); set MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD`,
+    );
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});

@@ -1,0 +1,57 @@
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { createMysqlPool } from '../src/mysql.js';
+import { createTestDatabase, createTestRedis, startMariaDbServer } from '../src/testing/index.js';
+
+describe('test kit', () => {
+  it('gives each caller a Redis key space of its own, emptied first', async () => {
+    const [a, b] = await Promise.all([createTestRedis(), createTestRedis()]);
+    expect(a.settings.db).not.toBe(b.settings.db);
+    const clientA = new Redis(a.url);
+    const clientB = new Redis(b.url);
+    try {
+      await clientA.set('shared-name', 'a');
+      expect(await clientB.get('shared-name')).toBeNull();
+      await a.flush();
+      expect(await clientA.dbsize()).toBe(0);
+    } finally {
+      clientA.disconnect();
+      clientB.disconnect();
+    }
+  });
+
+  it('gives each caller a database of its own and drops it', async () => {
+    const [a, b] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    expect(a.settings.database).not.toBe(b.settings.database);
+    const pool = await createMysqlPool(a.settings);
+    const [rows] = await pool.query('SELECT DATABASE() AS db');
+    expect(rows).toEqual([{ db: a.settings.database }]);
+    await pool.end();
+    await a.drop();
+    await b.drop();
+  });
+
+  it('starts, stops and restarts a MariaDB of its own on the same port', async () => {
+    const server = await startMariaDbServer();
+    try {
+      const db = await createTestDatabase(server.url);
+      const pool = await createMysqlPool(db.settings);
+      await pool.query('CREATE TABLE t (x INT)');
+      await pool.query('INSERT INTO t VALUES (7)');
+      await server.stop();
+      await expect(pool.query('SELECT x FROM t')).rejects.toThrow();
+      await server.start();
+      await expect
+        .poll(() =>
+          pool
+            .query('SELECT x FROM t')
+            .then(([r]) => r)
+            .catch(() => 'down'),
+        )
+        .toEqual([{ x: 7 }]);
+      await pool.end();
+    } finally {
+      await server.destroy();
+    }
+  });
+});
