@@ -1,0 +1,34 @@
+import {
+  connectRedis,
+  createLogger,
+  createMysqlPool,
+  migrate,
+  mysqlSettingsFrom,
+  onShutdownSignals,
+  redisSettingsFrom,
+  runService,
+  shutdownGracefully,
+} from '@svc/common';
+import { createApp } from './app.js';
+import { loadAuthConfig } from './config.js';
+import { migrationsDir } from './migrations-dir.js';
+
+await runService('auth', async () => {
+  const config = loadAuthConfig();
+  const logger = createLogger({ name: 'auth', level: config.LOG_LEVEL });
+  const redis = await connectRedis(redisSettingsFrom(config), logger);
+  const pool = await createMysqlPool(mysqlSettingsFrom(config));
+  await migrate(pool, migrationsDir, logger);
+
+  const app = createApp({ pool, redis, logger, bodyLimitKb: config.BODY_LIMIT_KB });
+  const server = app.listen(config.PORT, config.HOST, () => {
+    logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
+  });
+  onShutdownSignals(
+    shutdownGracefully(server, {
+      graceMs: config.SHUTDOWN_GRACE_MS,
+      logger,
+      close: () => Promise.all([pool.end(), redis.quit()]),
+    }),
+  );
+});

@@ -1,0 +1,31 @@
+import {
+  createLogger,
+  createMysqlPool,
+  migrate,
+  mysqlSettingsFrom,
+  onShutdownSignals,
+  runService,
+  shutdownGracefully,
+} from '@svc/common';
+import { createApp } from './app.js';
+import { loadPlatformConfig } from './config.js';
+import { migrationsDir } from './migrations-dir.js';
+
+await runService('platform', async () => {
+  const config = loadPlatformConfig();
+  const logger = createLogger({ name: 'platform', level: config.LOG_LEVEL });
+  const pool = await createMysqlPool(mysqlSettingsFrom(config));
+  await migrate(pool, migrationsDir, logger);
+
+  const app = createApp({ pool, logger, bodyLimitKb: config.BODY_LIMIT_KB });
+  const server = app.listen(config.PORT, config.HOST, () => {
+    logger.info({ port: config.PORT, host: config.HOST }, 'platform listening');
+  });
+  onShutdownSignals(
+    shutdownGracefully(server, {
+      graceMs: config.SHUTDOWN_GRACE_MS,
+      logger,
+      close: () => pool.end(),
+    }),
+  );
+});

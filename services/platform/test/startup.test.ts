@@ -1,0 +1,42 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@svc/common/testing';
+import { describe, expect, it } from 'vitest';
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+function startMain(env: Record<string, string>) {
+  return new Promise<{ code: number | null; stderr: string; ms: number }>((resolve) => {
+    const started = Date.now();
+    execFile(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', main],
+      { env: { ...process.env, ...env }, timeout: 15_000 },
+      (error, _stdout, stderr) => {
+        resolve({ code: error ? (error.code as number) : 0, stderr, ms: Date.now() - started });
+      },
+    );
+  });
+}
+
+describe('start-up', () => {
+  it('exits at once with one line naming the MySQL address and variables when MySQL is unreachable', async () => {
+    const port = await freePort();
+    const result = await startMain({ MYSQL_HOST: '127.0.0.1', MYSQL_PORT: String(port) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `platform: cannot reach MySQL at 127.0.0.1:${port} (ECONNREFUSED); set MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD\n`,
+    );
+    expect(result.ms).toBeLessThan(8000);
+  });
+
+  it('exits listing every bad variable when the environment is invalid', async () => {
+    const result = await startMain({ PORT: 'http', MYSQL_PORT: '99999' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('platform: Invalid configuration:');
+    expect(result.stderr).toContain('PORT: expected an integer from 0 to 65535 (got "http")');
+    expect(result.stderr).toContain(
+      'MYSQL_PORT: expected an integer from 1 to 65535 (got "99999")',
+    );
+  });
+});
