@@ -1,0 +1,97 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { configSchema as authConfig } from '../services/auth/src/config.js';
+import { configSchema as platformConfig } from '../services/platform/src/config.js';
+
+const root = join(import.meta.dirname, '..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  environment?: Record<string, string | number>;
+  ports?: string[];
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+}
+const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> };
+const { services } = compose;
+
+const apps = [
+  { name: 'auth', port: 3000, schema: authConfig, stores: ['redis', 'mysql'] },
+  { name: 'platform', port: 8080, schema: platformConfig, stores: ['mysql'] },
+];
+
+describe('docker-compose.yml', () => {
+  it('runs redis 7 and mysql 8.4 with health checks', () => {
+    expect(services.redis?.image).toMatch(/^redis:7/);
+    expect(services.mysql?.image).toMatch(/^mysql:8\.4/);
+    expect(services.redis?.healthcheck?.test.join(' ')).toContain('redis-cli ping');
+    expect(services.mysql?.healthcheck?.test.join(' ')).toContain('mysqladmin ping');
+  });
+
+  for (const app of apps) {
+    describe(app.name, () => {
+      const service = services[app.name] as ComposeService;
+
+      it('is built from its own Dockerfile with the repository as context', () => {
+        expect(service.build?.context).toBe('.');
+        expect(service.build?.dockerfile).toBe(`services/${app.name}/Dockerfile`);
+        expect(existsSync(join(root, service.build?.dockerfile ?? 'missing'))).toBe(true);
+      });
+
+      it('publishes its port and sets PORT to it', () => {
+        expect(service.ports).toEqual([`${app.port}:${app.port}`]);
+        expect(Number(service.environment?.PORT)).toBe(app.port);
+        expect(app.schema.parse({}).PORT).toBe(app.port);
+      });
+
+      it('names only variables the service reads, and hosts that are compose services', () => {
+        const known = Object.keys(app.schema.shape);
+        for (const variable of Object.keys(service.environment ?? {})) {
+          expect(known, `${app.name} does not read ${variable}`).toContain(variable);
+        }
+        for (const [variable, value] of Object.entries(service.environment ?? {})) {
+          if (variable.endsWith('_HOST')) expect(Object.keys(services)).toContain(String(value));
+        }
+        const parsed = app.schema.safeParse(
+          Object.fromEntries(
+            Object.entries(service.environment ?? {}).map(([k, v]) => [k, String(v)]),
+          ),
+        );
+        expect(parsed.success).toBe(true);
+      });
+
+      it('waits for healthy stores', () => {
+        for (const store of app.stores) {
+          expect(service.depends_on?.[store]).toEqual({ condition: 'service_healthy' });
+        }
+      });
+    });
+  }
+});
+
+describe('Dockerfiles', () => {
+  const workspacePackages = ['packages', 'services'].flatMap((dir) =>
+    readdirSync(join(root, dir)).map((name) => `${dir}/${name}/package.json`),
+  );
+
+  for (const app of apps) {
+    const dockerfile = read(`services/${app.name}/Dockerfile`);
+
+    it(`${app.name}: multi-stage, only this service deployed, non-root, health-checked`, () => {
+      expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+      expect(dockerfile).toContain(`pnpm deploy --filter @svc/${app.name} --prod /out`);
+      expect(dockerfile).toMatch(/^USER node$/m);
+      expect(dockerfile).toMatch(/^HEALTHCHECK[\s\S]*\/healthz/m);
+      expect(dockerfile).toContain(`EXPOSE ${app.port}`);
+      expect(dockerfile).toContain('CMD ["node", "dist/main.js"]');
+    });
+
+    it(`${app.name}: copies every workspace manifest the frozen lockfile needs`, () => {
+      for (const manifest of workspacePackages) expect(dockerfile).toContain(`COPY ${manifest}`);
+    });
+  }
+});
