@@ -39,6 +39,15 @@ export {
   type RowDataPacket,
 } from './mysql.js';
 export {
+  type ApiInfo,
+  buildOpenApi,
+  docsRouter,
+  type OpenApiDocument,
+  type OperationDoc,
+  openApiPath,
+  type ResponseDoc,
+} from './openapi.js';
+export {
   connectRedis,
   createRedis,
   type RedisEnv,

@@ -1,0 +1,169 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import express, { Router } from 'express';
+import { z } from 'zod';
+
+type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
+
+export interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+  example?: unknown;
+  headers?: Record<string, { description: string; schema: z.ZodType }>;
+}
+
+/** One operation, described with the same zod schemas that validate it. */
+export interface OperationDoc {
+  method: Method;
+  /** Express-style path: `/api/merchant/approve/:id`. */
+  path: string;
+  summary: string;
+  tags?: string[];
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  headers?: z.ZodObject;
+  body?: z.ZodType;
+  bodyExample?: unknown;
+  responses: Record<number, ResponseDoc>;
+}
+
+export interface ApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+}
+
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, unknown>>;
+};
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  return rest;
+}
+
+/** `/api/merchant/approve/:id` → `/api/merchant/approve/{id}` */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function parameters(operation: OperationDoc) {
+  const groups = [
+    ['path', operation.params],
+    ['query', operation.query],
+    ['header', operation.headers],
+  ] as const;
+  return groups.flatMap(([location, schema]) => {
+    if (!schema) return [];
+    const object = jsonSchema(schema, 'input') as {
+      properties?: Record<string, Record<string, unknown>>;
+      required?: string[];
+    };
+    return Object.entries(object.properties ?? {}).map(([name, property]) => {
+      const { description, ...propertySchema } = property;
+      return {
+        name,
+        in: location,
+        required: location === 'path' || (object.required ?? []).includes(name),
+        ...(description ? { description } : {}),
+        schema: propertySchema,
+      };
+    });
+  });
+}
+
+function operationObject(operation: OperationDoc) {
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses).map(([status, response]) => [
+      status,
+      {
+        description: response.description,
+        ...(response.headers
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(response.headers).map(([name, header]) => [
+                  name,
+                  { description: header.description, schema: jsonSchema(header.schema, 'output') },
+                ]),
+              ),
+            }
+          : {}),
+        ...(response.schema
+          ? {
+              content: {
+                'application/json': {
+                  schema: jsonSchema(response.schema, 'output'),
+                  ...(response.example === undefined ? {} : { example: response.example }),
+                },
+              },
+            }
+          : {}),
+      },
+    ]),
+  );
+  return {
+    summary: operation.summary,
+    ...(operation.tags ? { tags: operation.tags } : {}),
+    parameters: parameters(operation),
+    ...(operation.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: jsonSchema(operation.body, 'input'),
+                ...(operation.bodyExample === undefined ? {} : { example: operation.bodyExample }),
+              },
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/** An OpenAPI 3.1 document generated from the operations' zod schemas. */
+export function buildOpenApi(info: ApiInfo, operations: OperationDoc[]): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const operation of operations) {
+    const path = openApiPath(operation.path);
+    paths[path] ??= {};
+    paths[path][operation.method] = operationObject(operation);
+  }
+  return { openapi: '3.1.0', info, paths };
+}
+
+const swaggerUiDir = dirname(
+  createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'),
+);
+
+function docsPage(title: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>${title}</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>`;
+}
+
+/** GET /openapi.json and an interactive reference (Swagger UI) at GET /docs. */
+export function docsRouter(document: OpenApiDocument): Router {
+  const router = Router();
+  const title = String((document.info as ApiInfo | undefined)?.title ?? 'API');
+  router.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  router.get(['/docs', '/docs/'], (_req, res) => {
+    res.type('html').send(docsPage(title));
+  });
+  router.get('/docs/init.js', (_req, res) => {
+    res
+      .type('application/javascript')
+      .send("SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' });\n");
+  });
+  router.use('/docs', express.static(swaggerUiDir, { index: false }));
+  return router;
+}
