@@ -1,14 +1,94 @@
-import { httpEnv, loadConfig, mysqlEnv, redisEnv } from '@svc/common';
+import { isIP } from 'node:net';
+import { boolVar, httpEnv, intVar, loadConfig, mysqlEnv, redisEnv } from '@svc/common';
 import { z } from 'zod';
+import type { TokenScheme } from './sessions/token.js';
+
+/** `trust proxy` as Express takes it: false, true, a hop count, or addresses and subnets. */
+export type TrustProxy = boolean | number | string[];
+
+const NAMED_SUBNETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyAddress(entry: string): boolean {
+  if (NAMED_SUBNETS.has(entry)) return true;
+  const [address = '', range, ...rest] = entry.split('/');
+  if (rest.length > 0 || isIP(address) === 0) return false;
+  if (range === undefined) return true;
+  const bits = isIP(address) === 4 ? 32 : 128;
+  return (/^\d+$/.test(range) && Number(range) <= bits) || isIP(range) === 4;
+}
+
+export function parseTrustProxy(value: string): TrustProxy | undefined {
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  return entries.every(isProxyAddress) ? entries : undefined;
+}
+
+const trustProxyVar = z
+  .string()
+  .transform((value, ctx) => {
+    const parsed = parseTrustProxy(value.trim());
+    if (parsed !== undefined) return parsed;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected true, false, a hop count, or a comma list of addresses or subnets',
+    });
+    return z.NEVER;
+  })
+  .default(false);
 
 export const configSchema = z.object({
   ...httpEnv(3000),
   ...mysqlEnv('judge'),
   ...redisEnv,
+  TOKEN_TTL: intVar(3600, 1),
+  TOKEN_SCHEME: z.enum(['random', 'md5'], { error: 'expected random or md5' }).default('random'),
+  TOKEN_SLIDING: boolVar(false),
+  SESSION_KEY_PREFIX: z
+    .string()
+    .max(64, 'expected at most 64 characters')
+    .refine((prefix) => !prefix.startsWith('bull:'), 'must not be in the job queue key space bull:')
+    .optional(),
+  PASSWORD_REHASH: boolVar(true),
+  LOGIN_MAX_FAILURES: intVar(5, 1, 10_000),
+  LOGIN_WINDOW_SECONDS: intVar(900, 1),
+  LOGIN_LOCK_SECONDS: intVar(900, 1),
+  TRUST_PROXY: trustProxyVar,
 });
 
 export type AuthConfig = z.infer<typeof configSchema>;
 
 export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
   return loadConfig(configSchema, env);
+}
+
+/** What the routes need to know, apart from the stores. */
+export interface AuthSettings {
+  tokenScheme: TokenScheme;
+  tokenTtl: number;
+  sliding: boolean;
+  /** Undefined: the scheme's default layout. */
+  keyPrefix?: string;
+  passwordRehash: boolean;
+  loginMaxFailures: number;
+  loginWindowSeconds: number;
+  loginLockSeconds: number;
+  trustProxy: TrustProxy;
+}
+
+export const defaultSettings: AuthSettings = authSettingsFrom(configSchema.parse({}));
+
+export function authSettingsFrom(config: AuthConfig): AuthSettings {
+  return {
+    tokenScheme: config.TOKEN_SCHEME,
+    tokenTtl: config.TOKEN_TTL,
+    sliding: config.TOKEN_SLIDING,
+    keyPrefix: config.SESSION_KEY_PREFIX,
+    passwordRehash: config.PASSWORD_REHASH,
+    loginMaxFailures: config.LOGIN_MAX_FAILURES,
+    loginWindowSeconds: config.LOGIN_WINDOW_SECONDS,
+    loginLockSeconds: config.LOGIN_LOCK_SECONDS,
+    trustProxy: config.TRUST_PROXY,
+  };
 }
