@@ -10,7 +10,7 @@ import {
   shutdownGracefully,
 } from '@svc/common';
 import { createApp } from './app.js';
-import { loadAuthConfig } from './config.js';
+import { authSettingsFrom, loadAuthConfig } from './config.js';
 import { migrationsDir } from './migrations-dir.js';
 
 await runService('auth', async () => {
@@ -20,7 +20,13 @@ await runService('auth', async () => {
   const pool = await createMysqlPool(mysqlSettingsFrom(config));
   await migrate(pool, migrationsDir, logger);
 
-  const app = createApp({ pool, redis, logger, bodyLimitKb: config.BODY_LIMIT_KB });
+  const app = createApp({
+    pool,
+    redis,
+    logger,
+    bodyLimitKb: config.BODY_LIMIT_KB,
+    settings: authSettingsFrom(config),
+  });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
   });

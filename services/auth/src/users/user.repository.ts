@@ -1,0 +1,91 @@
+import {
+  type Pool,
+  type ResultSetHeader,
+  type RowDataPacket,
+  StoreUnavailableError,
+} from '@svc/common';
+
+export interface UserRow {
+  id: number;
+  username: string;
+  password: string;
+  roles: string;
+}
+
+// A stuck server must not hold a request forever.
+const QUERY_TIMEOUT_MS = 5000;
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'POOL_CLOSED',
+]);
+
+function unavailable(err: unknown): boolean {
+  const { code, fatal } = (err ?? {}) as { code?: unknown; fatal?: unknown };
+  return fatal === true || (typeof code === 'string' && CONNECTION_ERRORS.has(code));
+}
+
+export class UserRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * The user whose name equals `username` apart from letter case. The column's
+   * collation is also blind to accents and trailing spaces, so its matches are
+   * narrowed to the ones that differ only in case.
+   */
+  async findByUsername(username: string): Promise<UserRow | undefined> {
+    const rows = await this.query<RowDataPacket[]>(
+      'SELECT id, username, password, roles FROM users WHERE username = ?',
+      [username],
+    );
+    const wanted = username.toLowerCase();
+    return rows.find((row) => String(row.username).toLowerCase() === wanted) as UserRow | undefined;
+  }
+
+  /** The new user's id, or undefined when the name is taken (in any letter case). */
+  async insert(username: string, passwordHash: string): Promise<number | undefined> {
+    try {
+      const result = await this.query<ResultSetHeader>(
+        'INSERT INTO users (username, password) VALUES (?, ?)',
+        [username, passwordHash],
+      );
+      return result.insertId;
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'ER_DUP_ENTRY') return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Replaces the hash; with `expected`, only while the stored one is still that
+   * (a rehash must not undo a password change that happened meanwhile).
+   */
+  async updatePassword(id: number, passwordHash: string, expected?: string): Promise<boolean> {
+    const sql =
+      expected === undefined
+        ? 'UPDATE users SET password = ? WHERE id = ?'
+        : 'UPDATE users SET password = ? WHERE id = ? AND password = ?';
+    const values = expected === undefined ? [passwordHash, id] : [passwordHash, id, expected];
+    const result = await this.query<ResultSetHeader>(sql, values);
+    return result.affectedRows === 1;
+  }
+
+  private async query<T extends RowDataPacket[] | ResultSetHeader>(
+    sql: string,
+    values: unknown[],
+  ): Promise<T> {
+    try {
+      const [result] = await this.pool.query<T>({ sql, values, timeout: QUERY_TIMEOUT_MS });
+      return result;
+    } catch (err) {
+      if (unavailable(err)) throw new StoreUnavailableError('mysql', err);
+      throw err;
+    }
+  }
+}

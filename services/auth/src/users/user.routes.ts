@@ -1,0 +1,47 @@
+import { type Pool, StoreUnavailableError } from '@svc/common';
+import { Router } from 'express';
+import type { Redis } from 'ioredis';
+import type { AuthSettings } from '../config.js';
+import { createGuard } from '../guard/index.js';
+import { SessionStore } from '../sessions/session-store.js';
+import { LoginLimiter } from './login-limiter.js';
+import { createUserHandlers } from './user.handlers.js';
+import { UserRepository } from './user.repository.js';
+
+export interface UserRouterDeps {
+  pool: Pool;
+  redis: Redis;
+  settings: AuthSettings;
+}
+
+export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
+  const { tokenScheme: scheme, keyPrefix, sliding, tokenTtl } = settings;
+  const guard = createGuard({
+    redis,
+    scheme,
+    keyPrefix,
+    sliding,
+    ttlSeconds: tokenTtl,
+    onStoreError: (err, req) =>
+      req.log.error({ err: new StoreUnavailableError('redis', err) }, 'session store unavailable'),
+  });
+  const handlers = createUserHandlers({
+    users: new UserRepository(pool),
+    sessions: new SessionStore({ redis, scheme, keyPrefix }),
+    limiter: new LoginLimiter(redis, {
+      maxFailures: settings.loginMaxFailures,
+      windowSeconds: settings.loginWindowSeconds,
+      lockSeconds: settings.loginLockSeconds,
+    }),
+    settings,
+  });
+
+  const router = Router();
+  router.post('/api/user/register', handlers.register);
+  router.post('/api/user/login', handlers.login);
+  router.get('/api/user/status', handlers.status);
+  router.get('/api/user/me', guard, handlers.me);
+  router.post('/api/user/logout', guard, handlers.logout);
+  router.post('/api/user/change-password', guard, handlers.changePassword);
+  return router;
+}
