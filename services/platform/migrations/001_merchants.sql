@@ -1,0 +1,10 @@
+-- status: 0 = under review, 1 = approved.
+CREATE TABLE merchants (
+  id INT NOT NULL AUTO_INCREMENT,
+  name VARCHAR(100) NOT NULL,
+  address VARCHAR(200) NOT NULL,
+  phone VARCHAR(20) NOT NULL,
+  status TINYINT NOT NULL DEFAULT 0,
+  create_time TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  PRIMARY KEY (id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
