@@ -7,17 +7,32 @@ import {
   type Pool,
 } from '@svc/common';
 import type { Express } from 'express';
+import { createDatabase } from './db/database.js';
+import { holdBodyErrors, renderFailure } from './http/failure.js';
+import { merchantRepository } from './merchants/merchant.repository.js';
+import { merchantRoutes } from './merchants/merchant.routes.js';
+import { orderRepository } from './orders/order.repository.js';
+import { orderRoutes } from './orders/order.routes.js';
+import { serviceRepository } from './services/service.repository.js';
+import { serviceRoutes } from './services/service.routes.js';
 
 export interface AppDeps {
   pool: Pool;
   logger: Logger;
   bodyLimitKb?: number;
+  /** Bounds every query, so a stuck server cannot hold a request. */
+  queryTimeoutMs?: number;
 }
 
-export function createApp({ pool, logger, bodyLimitKb }: AppDeps): Express {
+export function createApp({ pool, logger, bodyLimitKb, queryTimeoutMs }: AppDeps): Express {
+  const db = createDatabase(pool, queryTimeoutMs);
   const app = createBaseApp({ logger, bodyLimitKb });
-  app.use(healthRouter({ mysql: () => pool.query('SELECT 1') }));
-  app.use(notFound());
-  app.use(errorHandler());
+  app.use(holdBodyErrors);
+  app.use(healthRouter({ mysql: () => db.select('SELECT 1') }));
+  app.use(merchantRoutes(merchantRepository(db)));
+  app.use(serviceRoutes(serviceRepository(db)));
+  app.use(orderRoutes(orderRepository(db)));
+  app.use(notFound(renderFailure));
+  app.use(errorHandler(renderFailure));
   return app;
 }

@@ -17,7 +17,12 @@ await runService('platform', async () => {
   const pool = await createMysqlPool(mysqlSettingsFrom(config));
   await migrate(pool, migrationsDir, logger);
 
-  const app = createApp({ pool, logger, bodyLimitKb: config.BODY_LIMIT_KB });
+  const app = createApp({
+    pool,
+    logger,
+    bodyLimitKb: config.BODY_LIMIT_KB,
+    queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
+  });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ port: config.PORT, host: config.HOST }, 'platform listening');
   });

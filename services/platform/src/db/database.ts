@@ -1,0 +1,80 @@
+import { AppError, errorCode, type Pool, type ResultSetHeader } from '@svc/common';
+
+/** Codes of a server that is down, unreachable or too slow to answer. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'POOL_CLOSED',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+]);
+
+/** ER_NO_REFERENCED_ROW and ER_NO_REFERENCED_ROW_2: a foreign key points at no row. */
+const MISSING_REFERENCE = new Set([1216, 1452]);
+
+export const STORAGE_UNAVAILABLE = 'storage is unavailable';
+export const STORAGE_ERROR = 'storage error';
+
+/**
+ * Parameterized SQL on the pool. Every failure becomes a 500 AppError whose
+ * text is safe to send; the driver's error stays as its cause, for the log.
+ */
+export interface Database {
+  select<T>(sql: string, values?: unknown[]): Promise<T[]>;
+  /** Returns the new row's id; `missingReference` is the text for a foreign key that finds no row. */
+  insert(sql: string, values: unknown[], missingReference?: string): Promise<number>;
+  /** Returns the number of rows the statement matched. */
+  update(sql: string, values: unknown[]): Promise<number>;
+}
+
+export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
+  async function run<T>(sql: string, values: unknown[]): Promise<T> {
+    const conn = await pool.getConnection();
+    try {
+      const [result] = await conn.query({ sql, values, timeout: queryTimeoutMs });
+      conn.release();
+      return result as T;
+    } catch (err) {
+      // A timed-out query may still be running: the connection cannot be reused.
+      if (errorCode(err) === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+      else conn.release();
+      throw err;
+    }
+  }
+
+  async function guarded<T>(work: Promise<T>, missingReference?: string): Promise<T> {
+    try {
+      return await work;
+    } catch (err) {
+      throw new AppError(500, describe(err, missingReference), undefined, { cause: err });
+    }
+  }
+
+  return {
+    select: <T>(sql: string, values: unknown[] = []) => guarded(run<T[]>(sql, values)),
+    async insert(sql, values, missingReference) {
+      const result = await guarded(run<ResultSetHeader>(sql, values), missingReference);
+      return result.insertId;
+    },
+    async update(sql, values) {
+      const result = await guarded(run<ResultSetHeader>(sql, values));
+      return result.affectedRows;
+    },
+  };
+}
+
+function describe(err: unknown, missingReference?: string): string {
+  const errno = (err as { errno?: unknown } | null)?.errno;
+  if (missingReference && typeof errno === 'number' && MISSING_REFERENCE.has(errno)) {
+    return missingReference;
+  }
+  return UNREACHABLE.has(errorCode(err)) ? STORAGE_UNAVAILABLE : STORAGE_ERROR;
+}

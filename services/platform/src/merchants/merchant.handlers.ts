@@ -1,0 +1,26 @@
+import { messageBody, msgBody } from '@svc/common';
+import type { Request, Response } from 'express';
+import { pathId } from '../http/fields.js';
+import { jsonBody, parseInput } from '../http/input.js';
+import { sendList } from '../http/list.js';
+import type { MerchantRepository } from './merchant.repository.js';
+import { merchantListQuery, newMerchant } from './merchant.schema.js';
+
+export function merchantHandlers(merchants: MerchantRepository) {
+  return {
+    async list(req: Request, res: Response) {
+      const page = parseInput(merchantListQuery, req.query);
+      await sendList(res, { rows: merchants.list, count: merchants.count }, page);
+    },
+
+    async add(req: Request, res: Response) {
+      const id = await merchants.insert(parseInput(newMerchant, jsonBody(req)));
+      res.json(messageBody(200, '添加成功', { id }));
+    },
+
+    async approve(req: Request, res: Response) {
+      const approved = await merchants.approve(parseInput(pathId, req.params.id));
+      res.json(approved ? msgBody(200, '商家审核通过!') : msgBody(404, '商家不存在'));
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import { messageBody } from '@svc/common';
+import type { Request, Response } from 'express';
+import type { Page } from '../db/page.js';
+import { jsonBody, parseInput } from '../http/input.js';
+import { sendList } from '../http/list.js';
+import type { OrderRepository } from './order.repository.js';
+import { newOrder, orderListQuery } from './order.schema.js';
+
+export function orderHandlers(orders: OrderRepository) {
+  return {
+    async list(req: Request, res: Response) {
+      const { status, page } = parseInput(orderListQuery, req.query);
+      const source = {
+        rows: (slice?: Page) => orders.list(status, slice),
+        count: () => orders.count(status),
+      };
+      await sendList(res, source, page);
+    },
+
+    async create(req: Request, res: Response) {
+      const id = await orders.insert(parseInput(newOrder, jsonBody(req)));
+      res.json(messageBody(200, '创建定单成功', { id }));
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { Database } from '../db/database.js';
+import { limitClause, type Page } from '../db/page.js';
+import type { NewOrder } from './order.schema.js';
+
+/** server_name is the spec's name for the service name; service_name and price serve today's clients. */
+export interface OrderRow {
+  id: number;
+  service_id: number;
+  user_name: string;
+  user_phone: string;
+  create_time: Date;
+  status: number;
+  server_name: string | null;
+  service_name: string | null;
+  price: string | null;
+  merchant_name: string | null;
+}
+
+const SELECT_ROWS = `
+  SELECT o.id, o.service_id, o.user_name, o.user_phone, o.create_time, o.status,
+         s.name AS server_name, s.name AS service_name, s.price, m.name AS merchant_name
+  FROM orders o
+  LEFT JOIN services s ON s.id = o.service_id
+  LEFT JOIN merchants m ON m.id = s.merchant_id`;
+
+function where(status: number | undefined) {
+  return status === undefined
+    ? { sql: '', values: [] }
+    : { sql: ' WHERE o.status = ?', values: [status] };
+}
+
+export function orderRepository(db: Database) {
+  return {
+    list(status: number | undefined, page?: Page): Promise<OrderRow[]> {
+      const filter = where(status);
+      const limit = limitClause(page);
+      return db.select<OrderRow>(
+        `${SELECT_ROWS}${filter.sql} ORDER BY o.create_time DESC, o.id DESC${limit.sql}`,
+        [...filter.values, ...limit.values],
+      );
+    },
+
+    async count(status: number | undefined): Promise<number> {
+      const filter = where(status);
+      const [row] = await db.select<{ total: number }>(
+        `SELECT COUNT(*) AS total FROM orders o${filter.sql}`,
+        filter.values,
+      );
+      return row?.total ?? 0;
+    },
+
+    /** Only the order is written: no stock change, no price capture. */
+    insert(order: NewOrder): Promise<number> {
+      return db.insert(
+        'INSERT INTO orders (service_id, user_name, user_phone) VALUES (?, ?, ?)',
+        [order.service_id, order.user_name, order.user_phone],
+        `service ${order.service_id} does not exist`,
+      );
+    },
+  };
+}
+
+export type OrderRepository = ReturnType<typeof orderRepository>;

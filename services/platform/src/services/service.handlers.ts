@@ -1,0 +1,35 @@
+import { messageBody, msgBody } from '@svc/common';
+import type { Request, Response } from 'express';
+import type { Page } from '../db/page.js';
+import { pathId } from '../http/fields.js';
+import { jsonBody, parseInput } from '../http/input.js';
+import { sendList } from '../http/list.js';
+import type { ServiceRepository } from './service.repository.js';
+import { newService, serviceListQuery } from './service.schema.js';
+
+export function serviceHandlers(services: ServiceRepository) {
+  async function shelve(req: Request, res: Response, status: 0 | 1, done: string) {
+    const changed = await services.setStatus(parseInput(pathId, req.params.id), status);
+    res.json(changed ? msgBody(200, done) : msgBody(404, '服务不存在'));
+  }
+
+  return {
+    async list(req: Request, res: Response) {
+      const { category, page } = parseInput(serviceListQuery, req.query);
+      const source = {
+        rows: (slice?: Page) => services.list(category, slice),
+        count: () => services.count(category),
+      };
+      await sendList(res, source, page);
+    },
+
+    async add(req: Request, res: Response) {
+      const id = await services.insert(parseInput(newService, jsonBody(req)));
+      res.json(messageBody(200, '新增服务成功', { id }));
+    },
+
+    publish: (req: Request, res: Response) => shelve(req, res, 1, '服务上架成功!'),
+
+    unpublish: (req: Request, res: Response) => shelve(req, res, 0, '服务下架成功!'),
+  };
+}

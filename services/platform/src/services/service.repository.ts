@@ -1,0 +1,73 @@
+import type { Database } from '../db/database.js';
+import { limitClause, type Page } from '../db/page.js';
+import type { NewService } from './service.schema.js';
+
+/** Price is the DECIMAL's text, as MySQL gives it ("150.00"). */
+export interface ServiceRow {
+  id: number;
+  merchant_id: number;
+  name: string;
+  price: string;
+  category: string;
+  image_url: string | null;
+  stock: number;
+  status: number;
+  create_time: Date;
+  merchant_name: string | null;
+}
+
+const SELECT_ROWS = `
+  SELECT s.id, s.merchant_id, s.name, s.price, s.category, s.image_url, s.stock, s.status,
+         s.create_time, m.name AS merchant_name
+  FROM services s LEFT JOIN merchants m ON m.id = s.merchant_id`;
+
+function where(category: string | undefined) {
+  return category === undefined
+    ? { sql: '', values: [] }
+    : { sql: ' WHERE s.category = ?', values: [category] };
+}
+
+export function serviceRepository(db: Database) {
+  return {
+    list(category: string | undefined, page?: Page): Promise<ServiceRow[]> {
+      const filter = where(category);
+      const limit = limitClause(page);
+      return db.select<ServiceRow>(`${SELECT_ROWS}${filter.sql} ORDER BY s.id${limit.sql}`, [
+        ...filter.values,
+        ...limit.values,
+      ]);
+    },
+
+    async count(category: string | undefined): Promise<number> {
+      const filter = where(category);
+      const [row] = await db.select<{ total: number }>(
+        `SELECT COUNT(*) AS total FROM services s${filter.sql}`,
+        filter.values,
+      );
+      return row?.total ?? 0;
+    },
+
+    insert(service: NewService): Promise<number> {
+      return db.insert(
+        `INSERT INTO services (merchant_id, name, price, category, image_url, stock)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+        [
+          service.merchant_id,
+          service.name,
+          service.price,
+          service.category,
+          service.image_url,
+          service.stock,
+        ],
+        `merchant ${service.merchant_id} does not exist`,
+      );
+    },
+
+    /** False when no service has the id. */
+    async setStatus(id: number, status: 0 | 1): Promise<boolean> {
+      return (await db.update('UPDATE services SET status = ? WHERE id = ?', [status, id])) > 0;
+    },
+  };
+}
+
+export type ServiceRepository = ReturnType<typeof serviceRepository>;
