@@ -16,12 +16,15 @@ export interface OrderRow {
   merchant_name: string | null;
 }
 
-const SELECT_ROWS = `
+const COLUMNS = `
   SELECT o.id, o.service_id, o.user_name, o.user_phone, o.create_time, o.status,
-         s.name AS server_name, s.name AS service_name, s.price, m.name AS merchant_name
-  FROM orders o
+         s.name AS server_name, s.name AS service_name, s.price, m.name AS merchant_name`;
+
+const JOINS = `
   LEFT JOIN services s ON s.id = o.service_id
   LEFT JOIN merchants m ON m.id = s.merchant_id`;
+
+const NEWEST_FIRST = ' ORDER BY o.create_time DESC, o.id DESC';
 
 function where(status: number | undefined) {
   return status === undefined
@@ -33,9 +36,19 @@ export function orderRepository(db: Database) {
   return {
     list(status: number | undefined, page?: Page): Promise<OrderRow[]> {
       const filter = where(status);
+      if (!page) {
+        return db.select<OrderRow>(
+          `${COLUMNS} FROM orders o${JOINS}${filter.sql}${NEWEST_FIRST}`,
+          filter.values,
+        );
+      }
+      // The page's ids come from the index alone, so a deep offset skips index
+      // entries rather than joined rows; only the page itself is joined.
       const limit = limitClause(page);
       return db.select<OrderRow>(
-        `${SELECT_ROWS}${filter.sql} ORDER BY o.create_time DESC, o.id DESC${limit.sql}`,
+        `${COLUMNS}
+         FROM (SELECT o.id FROM orders o${filter.sql}${NEWEST_FIRST}${limit.sql}) page
+         JOIN orders o ON o.id = page.id${JOINS}${NEWEST_FIRST}`,
         [...filter.values, ...limit.values],
       );
     },
