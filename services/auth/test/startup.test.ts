@@ -57,4 +57,13 @@ describe('start-up', () => {
       'MYSQL_PORT: expected an integer from 1 to 65535 (got "99999")',
     );
   });
+
+  it('exits when TOKEN_TTL is not a positive integer', async () => {
+    for (const ttl of ['0', '-1', '2.5']) {
+      const result = await startMain({ TOKEN_TTL: ttl });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('auth: Invalid configuration:');
+      expect(result.stderr).toContain('TOKEN_TTL: expected an integer from 1 to');
+    }
+  });
 });

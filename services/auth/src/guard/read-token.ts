@@ -5,8 +5,9 @@ const BEARER = 'Bearer ';
 /**
  * The token as the old guard found it: `Authorization` when it starts with
  * `Bearer ` (exactly, one space), the rest trimmed; otherwise the `token`
- * header, trimmed. Empty means no token; a `Bearer ` header with nothing after
- * it still wins over the `token` header, as it did in the old guard.
+ * header, trimmed. Empty means no token. (HTTP servers strip whitespace at the
+ * end of a header value, so `Bearer ` with nothing after it arrives as `Bearer`,
+ * which does not start with `Bearer `, and the `token` header is used.)
  */
 export function readToken(headers: IncomingHttpHeaders): string | undefined {
   const authorization = headers.authorization;

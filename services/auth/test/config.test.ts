@@ -1,0 +1,79 @@
+import { ConfigError } from '@svc/common';
+import { describe, expect, it } from 'vitest';
+import { authSettingsFrom, defaultSettings, loadAuthConfig } from '../src/config.js';
+
+describe('auth configuration', () => {
+  it('defaults to the contract: random tokens for an hour, 5 failures in 15 minutes, no proxy', () => {
+    expect(defaultSettings).toEqual({
+      tokenScheme: 'random',
+      tokenTtl: 3600,
+      sliding: false,
+      keyPrefix: undefined,
+      passwordRehash: true,
+      loginMaxFailures: 5,
+      loginWindowSeconds: 900,
+      loginLockSeconds: 900,
+      trustProxy: false,
+    });
+  });
+
+  it('reads every variable', () => {
+    const settings = authSettingsFrom(
+      loadAuthConfig({
+        TOKEN_TTL: '120',
+        TOKEN_SCHEME: 'md5',
+        TOKEN_SLIDING: 'true',
+        SESSION_KEY_PREFIX: 'judge:',
+        PASSWORD_REHASH: 'false',
+        LOGIN_MAX_FAILURES: '3',
+        LOGIN_WINDOW_SECONDS: '60',
+        LOGIN_LOCK_SECONDS: '300',
+        TRUST_PROXY: '1',
+      }),
+    );
+    expect(settings).toEqual({
+      tokenScheme: 'md5',
+      tokenTtl: 120,
+      sliding: true,
+      keyPrefix: 'judge:',
+      passwordRehash: false,
+      loginMaxFailures: 3,
+      loginWindowSeconds: 60,
+      loginLockSeconds: 300,
+      trustProxy: 1,
+    });
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['2', 2],
+    ['loopback', ['loopback']],
+    [
+      '10.0.0.1, 10.0.0.0/8 ,fd00::/8,192.168.0.0/255.255.0.0',
+      ['10.0.0.1', '10.0.0.0/8', 'fd00::/8', '192.168.0.0/255.255.0.0'],
+    ],
+  ])('TRUST_PROXY=%s', (value, expected) => {
+    expect(loadAuthConfig({ TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each([
+    ['TOKEN_TTL', '0'],
+    ['TOKEN_TTL', '-60'],
+    ['TOKEN_TTL', '1.5'],
+    ['TOKEN_TTL', 'an hour'],
+    ['TOKEN_SCHEME', 'sha1'],
+    ['TOKEN_SLIDING', 'sometimes'],
+    ['SESSION_KEY_PREFIX', 'bull:judge:'],
+    ['LOGIN_MAX_FAILURES', '0'],
+    ['LOGIN_LOCK_SECONDS', '-1'],
+    ['TRUST_PROXY', 'everyone'],
+    ['TRUST_PROXY', '10.0.0.0/99'],
+    ['TRUST_PROXY', '10.0.0.1,'],
+  ])('stops on %s=%s, naming the variable', (name, value) => {
+    expect(() => loadAuthConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadAuthConfig({ [name]: value })).toThrow(
+      new RegExp(`^Invalid configuration:\\n  ${name}: `),
+    );
+  });
+});

@@ -1,0 +1,160 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bearer,
+  buildApp,
+  login,
+  openStores,
+  registerUser,
+  type Stores,
+  sleep,
+  TOO_MANY,
+  uniqueName,
+  WRONG_CREDENTIALS,
+} from './support.js';
+
+let stores: Stores;
+beforeAll(async () => {
+  stores = await openStores();
+});
+afterAll(() => stores.close());
+
+type App = ReturnType<typeof buildApp>['app'];
+const attempt = (app: App, username: string, password: string, from?: string) => {
+  const req = request(app).post('/api/user/login');
+  if (from) req.set('X-Forwarded-For', from);
+  return req.send({ username, password });
+};
+
+describe('failed-login limiter with the contract defaults (5 in 15 minutes, 15 minutes lock)', () => {
+  let app: App;
+  beforeAll(() => {
+    app = buildApp(stores).app;
+  });
+
+  it('locks the pair after 5 failures: 429 with Retry-After even for the right password', async () => {
+    const { username, password } = await registerUser(app);
+    for (let i = 0; i < 5; i++) {
+      const res = await attempt(app, username, 'wrong-password');
+      expect(res.status, `attempt ${i + 1}`).toBe(401);
+      expect(res.body).toEqual(WRONG_CREDENTIALS);
+    }
+    const locked = await attempt(app, username, password);
+    expect(locked.status).toBe(429);
+    expect(locked.body).toEqual(TOO_MANY);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(895);
+    expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(900);
+    // Another spelling of the same name is the same pair.
+    expect((await attempt(app, username.toUpperCase(), password)).status).toBe(429);
+  });
+
+  it('counts unknown usernames too', async () => {
+    const ghost = uniqueName('ghost');
+    for (let i = 0; i < 5; i++) expect((await attempt(app, ghost, 'x')).status).toBe(401);
+    const res = await attempt(app, ghost, 'x');
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual(TOO_MANY);
+  });
+
+  it('starts over after a success', async () => {
+    const { username, password } = await registerUser(app);
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 4; i++) expect((await attempt(app, username, 'nope')).status).toBe(401);
+      expect((await attempt(app, username, password)).status).toBe(200);
+    }
+    expect(await stores.redis.keys(`auth:login-failures:${username.toLowerCase()}:*`)).toEqual([]);
+  });
+
+  it('never slows the correct logins of other users while one pair is locked', async () => {
+    const victim = await registerUser(app);
+    const others = await Promise.all([registerUser(app), registerUser(app), registerUser(app)]);
+    await Promise.all(Array.from({ length: 8 }, () => attempt(app, victim.username, 'guess')));
+    expect((await attempt(app, victim.username, victim.password)).status).toBe(429);
+
+    for (const other of others) {
+      const started = performance.now();
+      const res = await attempt(app, other.username, other.password);
+      expect(res.status).toBe(200);
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+  });
+
+  it('lets no more than the limit through when attempts arrive in parallel', async () => {
+    const { username } = await registerUser(app);
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => attempt(app, username, 'parallel-guess')),
+    );
+    const statuses = results.map((res) => res.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+  });
+
+  it('ignores X-Forwarded-For unless TRUST_PROXY says so', async () => {
+    const { username, password } = await registerUser(app);
+    for (let i = 0; i < 5; i++) await attempt(app, username, 'bad', `198.51.100.${i}`);
+    expect((await attempt(app, username, password, '198.51.100.99')).status).toBe(429);
+  });
+
+  it('counts wrong old passwords on change-password against the same pair', async () => {
+    const { username, password } = await registerUser(app);
+    const token = await login(app, username, password);
+    const change = (oldPassword: string) =>
+      request(app)
+        .post('/api/user/change-password')
+        .set(bearer(token))
+        .send({ oldPassword, newPassword: 'new-password-1' });
+    for (let i = 0; i < 5; i++) {
+      const res = await change('not-it');
+      expect(res.body).toEqual({ code: 400, message: '原密码错误' });
+    }
+    const locked = await change(password);
+    expect(locked.status).toBe(429);
+    expect(locked.body).toEqual(TOO_MANY);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await attempt(app, username, password)).status).toBe(429);
+    // The session itself is untouched.
+    expect((await request(app).get('/api/user/me').set(bearer(token))).status).toBe(200);
+  });
+});
+
+describe('failed-login limiter with configured limits', () => {
+  it('keys on the client address named by X-Forwarded-For from a trusted proxy', async () => {
+    const { app } = buildApp(stores, { trustProxy: ['loopback'], loginMaxFailures: 2 });
+    const { username, password } = await registerUser(app);
+    for (let i = 0; i < 2; i++) await attempt(app, username, 'bad', '203.0.113.5');
+    expect((await attempt(app, username, password, '203.0.113.5')).status).toBe(429);
+    expect((await attempt(app, username, password, '203.0.113.6')).status).toBe(200);
+    expect(
+      await stores.redis.exists(`auth:login-failures:${username.toLowerCase()}:203.0.113.5`),
+    ).toBe(1);
+  });
+
+  it('keeps the lock LOGIN_LOCK_SECONDS after the limit is reached, though the window is shorter', async () => {
+    const { app } = buildApp(stores, {
+      loginMaxFailures: 2,
+      loginWindowSeconds: 1,
+      loginLockSeconds: 3,
+    });
+    const { username, password } = await registerUser(app);
+    await attempt(app, username, 'bad');
+    await attempt(app, username, 'bad');
+    await sleep(1500);
+    const locked = await attempt(app, username, password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(2);
+    await sleep(1800);
+    expect((await attempt(app, username, password)).status).toBe(200);
+  });
+
+  it('forgets failures older than LOGIN_WINDOW_SECONDS', async () => {
+    const { app } = buildApp(stores, {
+      loginMaxFailures: 2,
+      loginWindowSeconds: 1,
+      loginLockSeconds: 60,
+    });
+    const { username, password } = await registerUser(app);
+    expect((await attempt(app, username, 'bad')).status).toBe(401);
+    await sleep(1200);
+    expect((await attempt(app, username, 'bad')).status).toBe(401);
+    expect((await attempt(app, username, password)).status).toBe(200);
+  });
+});
