@@ -3,6 +3,7 @@ import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { AuthSettings } from '../config.js';
 import { createGuard } from '../guard/index.js';
+import { requestLog } from '../request-log.js';
 import { SessionStore } from '../sessions/session-store.js';
 import { LoginLimiter } from './login-limiter.js';
 import { createUserHandlers } from './user.handlers.js';
@@ -23,7 +24,10 @@ export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
     sliding,
     ttlSeconds: tokenTtl,
     onStoreError: (err, req) =>
-      req.log.error({ err: new StoreUnavailableError('redis', err) }, 'session store unavailable'),
+      requestLog(req).error(
+        { err: new StoreUnavailableError('redis', err) },
+        'session store unavailable',
+      ),
   });
   const handlers = createUserHandlers({
     users: new UserRepository(pool),
