@@ -166,12 +166,19 @@ describe('PUT /api/merchant/approve/:id', () => {
     expect((await rowOf(t.pool, 'merchants', id)).status).toBe(1);
   });
 
-  it('answers code 404 when no merchant has the id', async () => {
+  it('answers code 404 when no merchant has the id, and logs it with the request id', async () => {
     const id = await addMerchant(t.app);
-    const res = await request(t.app).put(`/api/merchant/approve/${id + 1000}`);
+    const res = await request(t.app)
+      .put(`/api/merchant/approve/${id + 1000}`)
+      .set('X-Request-Id', 'approve-missing');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 404, msg: '商家不存在' });
     expect((await rowOf(t.pool, 'merchants', id)).status).toBe(0);
+    const logged = t.logs.entries().find((line) => line.reqId === 'approve-missing');
+    expect(logged).toMatchObject({
+      msg: 'request rejected',
+      failure: { status: 404, detail: `merchant ${id + 1000} does not exist` },
+    });
   });
 
   it.each(['abc', '0', '-1', '1.5', '99999999999', '2147483648', '1e3', '%201'])(

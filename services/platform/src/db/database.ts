@@ -43,8 +43,9 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       conn.release();
       return result as T;
     } catch (err) {
-      // A timed-out query may still be running: the connection cannot be reused.
-      if (errorCode(err) === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+      // A timed-out query may still be running, so its connection is not reused.
+      const broken = (err as { fatal?: unknown }).fatal === true;
+      if (broken || errorCode(err) === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
       else conn.release();
       throw err;
     }

@@ -1,11 +1,12 @@
 import {
   type FailureRenderer,
+  type Logger,
   messageBody,
   messageError,
   msgBody,
   renderStatusEnvelope,
 } from '@svc/common';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 
 /**
  * The body an endpoint answers when it fails: the spec gives each endpoint its
@@ -25,8 +26,11 @@ export const dataEnvelope =
   (code, text) =>
     messageBody(code, message, text);
 
-/** Status changes: `{ code, msg: '服务器出错', error }`. */
-export const msgEnvelope: FailureEnvelope = (code, text) => msgBody(code, '服务器出错', text);
+/** Status changes: `{ code: 404, msg: notFound }` for a missing row, else `{ code, msg: '服务器出错', error }`. */
+export const msgEnvelope =
+  (notFound: string): FailureEnvelope =>
+  (code, text) =>
+    code === 404 ? msgBody(404, notFound) : msgBody(code, '服务器出错', text);
 
 const ENVELOPE = 'failureEnvelope';
 const BODY_ERROR = 'bodyError';
@@ -55,11 +59,17 @@ export function failsWith(envelope: FailureEnvelope): RequestHandler {
 }
 
 /**
+ * pino-http's logger of the request, which carries the request id. Typed here:
+ * the build reads common's declarations, which do not bring pino-http's.
+ */
+const requestLog = (req: Request) => (req as Request & { log: Logger }).log;
+
+/**
  * The spec's routes answer HTTP 200 with the outcome in their own envelope;
  * anything else (404, 405) answers in common's envelope with a matching status.
  */
 export const renderFailure: FailureRenderer = (req, res, failure) => {
-  if (failure.status < 500) req.log.warn({ failure }, 'request rejected');
+  if (failure.status < 500) requestLog(req).warn({ failure }, 'request rejected');
   const envelope = res.locals[ENVELOPE] as FailureEnvelope | undefined;
   if (!envelope) {
     renderStatusEnvelope(req, res, failure);

@@ -25,7 +25,7 @@ const pageSize = rule((input) => {
 /** The optional `page` and `pageSize` of every list query. */
 export const pageQuery = { page, pageSize };
 
-/** Either parameter asks for a page; without both the whole list comes back, as the spec has it. */
+/** Either parameter asks for a page; with neither the whole list comes back, as the spec has it. */
 export function toPage(query: { page?: number; pageSize?: number }): Page | undefined {
   if (query.page === undefined && query.pageSize === undefined) return undefined;
   const limit = query.pageSize ?? DEFAULT_PAGE_SIZE;

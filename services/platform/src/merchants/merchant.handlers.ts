@@ -1,4 +1,4 @@
-import { messageBody, msgBody } from '@svc/common';
+import { AppError, messageBody, msgBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { pathId } from '../http/fields.js';
 import { jsonBody, parseInput } from '../http/input.js';
@@ -19,8 +19,9 @@ export function merchantHandlers(merchants: MerchantRepository) {
     },
 
     async approve(req: Request, res: Response) {
-      const approved = await merchants.approve(parseInput(pathId, req.params.id));
-      res.json(approved ? msgBody(200, '商家审核通过!') : msgBody(404, '商家不存在'));
+      const id = parseInput(pathId, req.params.id);
+      if (!(await merchants.approve(id))) throw new AppError(404, `merchant ${id} does not exist`);
+      res.json(msgBody(200, '商家审核通过!'));
     },
   };
 }

@@ -22,7 +22,7 @@ export function merchantRoutes(merchants: MerchantRepository): Router {
     {
       method: 'put',
       path: '/api/merchant/approve/:id',
-      failure: msgEnvelope,
+      failure: msgEnvelope('商家不存在'),
       handler: handle.approve,
     },
   ]);

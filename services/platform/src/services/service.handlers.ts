@@ -1,4 +1,4 @@
-import { messageBody, msgBody } from '@svc/common';
+import { AppError, messageBody, msgBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import type { Page } from '../db/page.js';
 import { pathId } from '../http/fields.js';
@@ -9,8 +9,11 @@ import { newService, serviceListQuery } from './service.schema.js';
 
 export function serviceHandlers(services: ServiceRepository) {
   async function shelve(req: Request, res: Response, status: 0 | 1, done: string) {
-    const changed = await services.setStatus(parseInput(pathId, req.params.id), status);
-    res.json(changed ? msgBody(200, done) : msgBody(404, '服务不存在'));
+    const id = parseInput(pathId, req.params.id);
+    if (!(await services.setStatus(id, status))) {
+      throw new AppError(404, `service ${id} does not exist`);
+    }
+    res.json(msgBody(200, done));
   }
 
   return {

@@ -22,13 +22,13 @@ export function serviceRoutes(services: ServiceRepository): Router {
     {
       method: 'put',
       path: '/api/service/publish/:id',
-      failure: msgEnvelope,
+      failure: msgEnvelope('服务不存在'),
       handler: handle.publish,
     },
     {
       method: 'put',
       path: '/api/service/unpublish/:id',
-      failure: msgEnvelope,
+      failure: msgEnvelope('服务不存在'),
       handler: handle.unpublish,
     },
   ]);
