@@ -116,7 +116,7 @@ describe('failed-login limiter with the contract defaults (5 in 15 minutes, 15 m
   });
 });
 
-describe('failed-login limiter with configured limits', () => {
+describe.concurrent('failed-login limiter with configured limits', () => {
   it('keys on the client address named by X-Forwarded-For from a trusted proxy', async () => {
     const { app } = buildApp(stores, { trustProxy: ['loopback'], loginMaxFailures: 2 });
     const { username, password } = await registerUser(app);

@@ -50,17 +50,6 @@ describe.each(SCHEMES)('GET /api/user/me (TOKEN_SCHEME=%s)', (scheme) => {
     expect(unknown.body).toEqual(INVALID_TOKEN);
   });
 
-  it('answers 401 once TOKEN_TTL has elapsed since login', async () => {
-    const { app: shortLived } = buildApp(stores, { tokenScheme: scheme, tokenTtl: 1 });
-    const { username, password } = await registerUser(shortLived);
-    const token = await login(shortLived, username, password);
-    expect((await request(shortLived).get('/api/user/me').set(bearer(token))).status).toBe(200);
-    await sleep(2100);
-    const res = await request(shortLived).get('/api/user/me').set(bearer(token));
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual(INVALID_TOKEN);
-  });
-
   it('does not extend the lifetime on use unless TOKEN_SLIDING is on', async () => {
     const { username, password } = await registerUser(app);
     const token = await login(app, username, password);
@@ -79,19 +68,43 @@ describe.each(SCHEMES)('GET /api/user/me (TOKEN_SCHEME=%s)', (scheme) => {
     expect(await stores.redis.ttl(sessionKey(token))).toBeGreaterThan(297);
     if (scheme === 'random') expect(await stores.redis.ttl(index)).toBeGreaterThan(297);
   });
+});
 
-  it('keeps a sliding session alive past TOKEN_TTL while it is used', async () => {
-    const { app: sliding } = buildApp(stores, { tokenScheme: scheme, tokenTtl: 2, sliding: true });
-    const { username, password } = await registerUser(sliding);
-    const token = await login(sliding, username, password);
-    for (let i = 0; i < 3; i++) {
-      await sleep(900);
-      const res = await request(sliding).get('/api/user/me').set(bearer(token));
-      expect(res.status, `use ${i}`).toBe(200);
-    }
-    await sleep(2300);
-    expect((await request(sliding).get('/api/user/me').set(bearer(token))).body).toEqual(
-      INVALID_TOKEN,
-    );
-  });
+// These wait for lifetimes to pass; they run side by side to keep the suite quick.
+describe('GET /api/user/me over time', () => {
+  it.concurrent.each(SCHEMES)(
+    'answers 401 once TOKEN_TTL has elapsed since login (TOKEN_SCHEME=%s)',
+    async (scheme) => {
+      const { app: shortLived } = buildApp(stores, { tokenScheme: scheme, tokenTtl: 1 });
+      const { username, password } = await registerUser(shortLived);
+      const token = await login(shortLived, username, password);
+      expect((await request(shortLived).get('/api/user/me').set(bearer(token))).status).toBe(200);
+      await sleep(2100);
+      const res = await request(shortLived).get('/api/user/me').set(bearer(token));
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(INVALID_TOKEN);
+    },
+  );
+
+  it.concurrent.each(SCHEMES)(
+    'keeps a sliding session alive past TOKEN_TTL while it is used (TOKEN_SCHEME=%s)',
+    async (scheme) => {
+      const { app: sliding } = buildApp(stores, {
+        tokenScheme: scheme,
+        tokenTtl: 2,
+        sliding: true,
+      });
+      const { username, password } = await registerUser(sliding);
+      const token = await login(sliding, username, password);
+      for (let i = 0; i < 3; i++) {
+        await sleep(900);
+        const res = await request(sliding).get('/api/user/me').set(bearer(token));
+        expect(res.status, `use ${i}`).toBe(200);
+      }
+      await sleep(2300);
+      expect((await request(sliding).get('/api/user/me').set(bearer(token))).body).toEqual(
+        INVALID_TOKEN,
+      );
+    },
+  );
 });

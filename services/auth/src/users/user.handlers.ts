@@ -1,5 +1,5 @@
 import { AppError, messageBody, StoreUnavailableError } from '@svc/common';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { AuthSettings } from '../config.js';
 import { INVALID_TOKEN_MESSAGE } from '../guard/create-guard.js';
 import { readToken } from '../guard/read-token.js';
@@ -51,10 +51,10 @@ export function createUserHandlers({
   settings,
 }: UserHandlerDeps): UserHandlers {
   /** Counts the attempt; a locked pair answers 429 whatever the password. */
-  async function admit(req: Request, username: string): Promise<void> {
+  async function admit(req: Request, res: Response, username: string): Promise<void> {
     const admission = await redis(limiter.attempt(username, clientAddress(req)));
     if (admission.allowed) return;
-    req.res?.setHeader('Retry-After', String(admission.retryAfter));
+    res.setHeader('Retry-After', String(admission.retryAfter));
     throw new AppError(429, TOO_MANY_FAILURES);
   }
 
@@ -77,7 +77,7 @@ export function createUserHandlers({
   const login: RequestHandler = async (req, res) => {
     const { username, password } = parseBody(loginBody, req.body);
     const user = await users.findByUsername(username);
-    await admit(req, username);
+    await admit(req, res, username);
     const verdict = user
       ? await verifyPassword(password, user.password)
       : await burnVerification(password).then(() => ({ ok: false, needsRehash: false }));
@@ -115,7 +115,7 @@ export function createUserHandlers({
   const changePassword: RequestHandler = async (req, res) => {
     const { oldPassword, newPassword } = parseBody(changePasswordBody, req.body);
     const { token, username } = sessionOf(req);
-    await admit(req, username);
+    await admit(req, res, username);
     const user = await users.findByUsername(username);
     if (!user) {
       // The account is gone; so is the point of its session.
