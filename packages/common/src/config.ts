@@ -5,7 +5,8 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const SECRET = /PASSWORD|TOKEN|SECRET/;
+/** Variables whose values never appear in an error: passwords, secrets, tokens. */
+const SECRET = /(^|_)(PASSWORD|SECRET|TOKEN)$/;
 
 /**
  * Parses the environment with a zod object schema. Empty strings count as unset,

@@ -1,3 +1,5 @@
+// Declaration merging of pino-http: `req.log` for every service that builds on this package.
+/// <reference types="pino-http" preserve="true" />
 export {
   AppError,
   errorCode,
@@ -30,6 +32,7 @@ export { createLogger, type Logger, REDACTED_PATHS } from './logger.js';
 export { migrate, splitStatements } from './migrate.js';
 export {
   createMysqlPool,
+  isMysqlUnavailable,
   type MysqlSettings,
   mysqlEnv,
   mysqlSettingsFrom,

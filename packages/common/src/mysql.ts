@@ -62,17 +62,46 @@ export async function createMysqlPool(settings: MysqlSettings): Promise<Pool> {
   } catch (err) {
     throw new StoreUnreachableError('MySQL', `${host}:${port}`, MYSQL_VARIABLES, err);
   }
-  return mysql.createPool({
-    host,
-    port,
-    user,
-    password,
-    database,
-    connectTimeout,
-    connectionLimit: settings.poolSize ?? 10,
-    charset: 'utf8mb4_unicode_ci',
-    enableKeepAlive: true,
-  });
+  return mysql
+    .createPool({
+      host,
+      port,
+      user,
+      password,
+      database,
+      connectTimeout,
+      connectionLimit: settings.poolSize ?? 10,
+      charset: 'utf8mb4_unicode_ci',
+      enableKeepAlive: true,
+      timezone: 'Z',
+    })
+    .on('connection', (conn) => {
+      // TIMESTAMP values cross the wire in UTC whatever the server's zone, as mysql2 reads them.
+      conn.query("SET time_zone = '+00:00'");
+    });
+}
+
+/** Codes of a MySQL server that is down, unreachable or too slow to answer. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'POOL_CLOSED',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+]);
+
+/** True when a mysql2 error means the server could not answer, rather than that the query was wrong. */
+export function isMysqlUnavailable(err: unknown): boolean {
+  const { fatal, code } = (err ?? {}) as { fatal?: unknown; code?: unknown };
+  return fatal === true || (typeof code === 'string' && UNREACHABLE.has(code));
 }
 
 export type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';

@@ -74,10 +74,20 @@ describe('loadConfig', () => {
     expect(message).toContain('LOG_LEVEL: expected one of fatal, error, warn');
   });
 
+  it('shows the value of a variable that merely mentions a secret word', () => {
+    const ttl = z.object({ TOKEN_TTL: intVar(3600, 1) });
+    expect(() => loadConfig(ttl, { TOKEN_TTL: '0' })).toThrow(
+      'TOKEN_TTL: expected an integer from 1 to',
+    );
+    expect(() => loadConfig(ttl, { TOKEN_TTL: '0' })).toThrow('(got "0")');
+  });
+
   it('never prints the value of a secret', () => {
     const strict = z.object({ REDIS_PASSWORD: z.string().min(20, 'expected 20 characters') });
     expect(() => loadConfig(strict, { REDIS_PASSWORD: 'hunter2' })).toThrow(
       'REDIS_PASSWORD: expected 20 characters (got set)',
     );
+    const token = z.object({ PLATFORM_ADMIN_TOKEN: z.string().min(20, 'expected 20 characters') });
+    expect(() => loadConfig(token, { PLATFORM_ADMIN_TOKEN: 'short-secret' })).toThrow('(got set)');
   });
 });

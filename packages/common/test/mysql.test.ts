@@ -3,7 +3,7 @@ import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnreachableError } from '../src/app-error.js';
 import { migrate, splitStatements } from '../src/migrate.js';
-import { createMysqlPool } from '../src/mysql.js';
+import { createMysqlPool, isMysqlUnavailable } from '../src/mysql.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../src/testing/index.js';
 
 const migrations = fileURLToPath(new URL('./fixtures/migrations', import.meta.url));
@@ -45,6 +45,34 @@ describe('createMysqlPool and migrate', () => {
     } finally {
       await pool.end();
     }
+  });
+
+  it('reads and writes TIMESTAMP values in UTC whatever the server time zone', async () => {
+    const pool = await createMysqlPool(db.settings);
+    try {
+      await pool.query('CREATE TABLE stamps (at TIMESTAMP NOT NULL)');
+      await pool.query('INSERT INTO stamps VALUES (?)', [new Date('2025-03-01T12:00:00Z')]);
+      const [rows] = await pool.query<RowDataPacket[]>(
+        "SELECT at, DATE_FORMAT(at, '%H:%i') AS text FROM stamps",
+      );
+      expect(rows[0]?.at).toEqual(new Date('2025-03-01T12:00:00Z'));
+      expect(rows[0]?.text).toBe('12:00');
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('tells an unreachable server from a wrong query', () => {
+    expect(isMysqlUnavailable(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).toBe(
+      true,
+    );
+    expect(isMysqlUnavailable(Object.assign(new Error('gone'), { code: 'X', fatal: true }))).toBe(
+      true,
+    );
+    expect(isMysqlUnavailable(Object.assign(new Error('dup'), { code: 'ER_DUP_ENTRY' }))).toBe(
+      false,
+    );
+    expect(isMysqlUnavailable(undefined)).toBe(false);
   });
 
   it('applies each file once when several instances migrate at the same moment', async () => {

@@ -3,7 +3,6 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { AuthSettings } from '../config.js';
 import { INVALID_TOKEN_MESSAGE } from '../guard/create-guard.js';
 import { readToken } from '../guard/read-token.js';
-import { requestLog } from '../request-log.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { isWellFormedToken, md5Token, randomToken } from '../sessions/token.js';
 import type { LoginLimiter } from './login-limiter.js';
@@ -63,7 +62,7 @@ export function createUserHandlers({
       await users.updatePassword(user.id, await hashPassword(password), user.password);
     } catch (err) {
       // The login itself is good; the next one tries again.
-      requestLog(req).warn({ err, userId: user.id }, 'password rehash failed');
+      req.log.warn({ err, userId: user.id }, 'password rehash failed');
     }
   }
 

@@ -1,4 +1,5 @@
 import {
+  isMysqlUnavailable,
   type Pool,
   type ResultSetHeader,
   type RowDataPacket,
@@ -14,23 +15,6 @@ export interface UserRow {
 
 // A stuck server must not hold a request forever.
 const QUERY_TIMEOUT_MS = 5000;
-const CONNECTION_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
-  'ER_CON_COUNT_ERROR',
-  'POOL_CLOSED',
-]);
-
-function unavailable(err: unknown): boolean {
-  const { code, fatal } = (err ?? {}) as { code?: unknown; fatal?: unknown };
-  return fatal === true || (typeof code === 'string' && CONNECTION_ERRORS.has(code));
-}
-
 export class UserRepository {
   constructor(private readonly pool: Pool) {}
 
@@ -84,7 +68,7 @@ export class UserRepository {
       const [result] = await this.pool.query<T>({ sql, values, timeout: QUERY_TIMEOUT_MS });
       return result;
     } catch (err) {
-      if (unavailable(err)) throw new StoreUnavailableError('mysql', err);
+      if (isMysqlUnavailable(err)) throw new StoreUnavailableError('mysql', err);
       throw err;
     }
   }

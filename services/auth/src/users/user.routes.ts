@@ -3,7 +3,6 @@ import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { AuthSettings } from '../config.js';
 import { createGuard } from '../guard/index.js';
-import { requestLog } from '../request-log.js';
 import { SessionStore } from '../sessions/session-store.js';
 import { LoginLimiter } from './login-limiter.js';
 import { createUserHandlers } from './user.handlers.js';
@@ -24,10 +23,7 @@ export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
     sliding,
     ttlSeconds: tokenTtl,
     onStoreError: (err, req) =>
-      requestLog(req).error(
-        { err: new StoreUnavailableError('redis', err) },
-        'session store unavailable',
-      ),
+      req.log.error({ err: new StoreUnavailableError('redis', err) }, 'session store unavailable'),
   });
   const handlers = createUserHandlers({
     users: new UserRepository(pool),

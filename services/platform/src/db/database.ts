@@ -1,21 +1,10 @@
-import { AppError, errorCode, type Pool, type ResultSetHeader } from '@svc/common';
-
-/** Codes of a server that is down, unreachable or too slow to answer. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-  'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
-  'POOL_CLOSED',
-  'ER_CON_COUNT_ERROR',
-  'ER_SERVER_SHUTDOWN',
-]);
+import {
+  AppError,
+  errorCode,
+  isMysqlUnavailable,
+  type Pool,
+  type ResultSetHeader,
+} from '@svc/common';
 
 /** ER_NO_REFERENCED_ROW and ER_NO_REFERENCED_ROW_2: a foreign key points at no row. */
 const MISSING_REFERENCE = new Set([1216, 1452]);
@@ -77,5 +66,5 @@ function describe(err: unknown, missingReference?: string): string {
   if (missingReference && typeof errno === 'number' && MISSING_REFERENCE.has(errno)) {
     return missingReference;
   }
-  return UNREACHABLE.has(errorCode(err)) ? STORAGE_UNAVAILABLE : STORAGE_ERROR;
+  return isMysqlUnavailable(err) ? STORAGE_UNAVAILABLE : STORAGE_ERROR;
 }

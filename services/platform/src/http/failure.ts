@@ -59,17 +59,11 @@ export function failsWith(envelope: FailureEnvelope): RequestHandler {
 }
 
 /**
- * pino-http's logger of the request, which carries the request id. Typed here:
- * the build reads common's declarations, which do not bring pino-http's.
- */
-const requestLog = (req: Request) => (req as Request & { log: Logger }).log;
-
-/**
  * The spec's routes answer HTTP 200 with the outcome in their own envelope;
  * anything else (404, 405) answers in common's envelope with a matching status.
  */
 export const renderFailure: FailureRenderer = (req, res, failure) => {
-  if (failure.status < 500) requestLog(req).warn({ failure }, 'request rejected');
+  if (failure.status < 500) req.log.warn({ failure }, 'request rejected');
   const envelope = res.locals[ENVELOPE] as FailureEnvelope | undefined;
   if (!envelope) {
     renderStatusEnvelope(req, res, failure);
