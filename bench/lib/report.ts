@@ -1,0 +1,75 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { repoRoot } from './server.js';
+
+/** One line of bench/results.json. */
+export interface ResultRow {
+  scenario: string;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  rss_mb: number;
+  baseline: string | null;
+  baseline_rps: number | null;
+  ratio: number | null;
+  target: string;
+  met: boolean | null;
+}
+
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export function row(fields: Omit<ResultRow, 'ratio'> & { ratio?: number | null }): ResultRow {
+  const ratio =
+    fields.ratio ?? (fields.baseline_rps ? round(fields.rps / fields.baseline_rps) : null);
+  return {
+    ...fields,
+    rps: round(fields.rps, 1),
+    p50_ms: round(fields.p50_ms),
+    p99_ms: round(fields.p99_ms),
+    rss_mb: round(fields.rss_mb, 1),
+    baseline_rps: fields.baseline_rps === null ? null : round(fields.baseline_rps, 1),
+    ratio,
+  };
+}
+
+export function progress(message: string): void {
+  process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+export function printTable(rows: ResultRow[]): void {
+  const header = [
+    'scenario',
+    'rps',
+    'p50 ms',
+    'p99 ms',
+    'rss MB',
+    'baseline',
+    'base rps',
+    'ratio',
+    'target',
+    'met',
+  ];
+  const cells = rows.map((r) => [
+    r.scenario,
+    String(r.rps),
+    String(r.p50_ms),
+    String(r.p99_ms),
+    String(r.rss_mb),
+    r.baseline ?? '-',
+    r.baseline_rps === null ? '-' : String(r.baseline_rps),
+    r.ratio === null ? '-' : String(r.ratio),
+    r.target,
+    r.met === null ? '-' : r.met ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]?.length ?? 0)));
+  const line = (values: string[]) =>
+    `| ${values.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
+  for (const c of cells) process.stdout.write(`${line(c)}\n`);
+}
+
+export async function writeResults(rows: ResultRow[]): Promise<string> {
+  const path = join(repoRoot, 'bench', 'results.json');
+  await writeFile(path, `${JSON.stringify(rows, null, 2)}\n`);
+  return path;
+}

@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const repoRoot = join(import.meta.dirname, '..', '..');
+
+export interface RunningServer {
+  url: string;
+  /**
+   * Waits until `path` answers quickly three times in a row: the work a load
+   * left queued (a pool's waiting queries) must not be billed to the next one.
+   */
+  settle(path?: string): Promise<void>;
+  /** Highest resident set size seen since start or the last reset, in MiB. */
+  peakRssMb(): number;
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+/**
+ * Starts a Node process (built JS, or TypeScript through tsx), waits until
+ * `readyPath` answers 200 and samples its memory every 50 ms until stopped.
+ */
+export async function startServer(options: {
+  script: string;
+  port: number;
+  env?: Record<string, string>;
+  readyPath?: string;
+  typescript?: boolean;
+}): Promise<RunningServer> {
+  const args = options.typescript
+    ? ['--conditions=source', '--import', 'tsx', options.script]
+    : [options.script];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      HOST: '127.0.0.1',
+      PORT: String(options.port),
+      ...options.env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${options.script} exited with ${child.exitCode}`);
+    const ok = await fetch(url + (options.readyPath ?? '/healthz'))
+      .then((res) => res.ok)
+      .catch(() => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`${options.script} did not become ready`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  let peak = 0;
+  const sample = () => {
+    if (child.pid === undefined || child.exitCode !== null) return;
+    rssMb(child.pid)
+      .then((mb) => {
+        peak = Math.max(peak, mb);
+      })
+      .catch(() => {});
+  };
+  sample();
+  const sampler = setInterval(sample, 50);
+  return {
+    url,
+    async settle(path = options.readyPath ?? '/healthz') {
+      const deadline = Date.now() + 60_000;
+      let quick = 0;
+      while (quick < 3 && Date.now() < deadline) {
+        const started = performance.now();
+        await fetch(url + path).then((res) => res.arrayBuffer());
+        quick = performance.now() - started < 50 ? quick + 1 : 0;
+        if (quick === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    },
+    peakRssMb: () => Math.round(peak * 10) / 10,
+    resetPeak: () => {
+      peak = 0;
+      sample();
+    },
+    async stop() {
+      clearInterval(sampler);
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

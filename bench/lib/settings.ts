@@ -1,0 +1,22 @@
+/** What a run measures with: durations shrink under --quick; stores come from the environment. */
+export interface BenchSettings {
+  quick: boolean;
+  /** Scenario names to run; empty: all. */
+  only: string[];
+  /** Seconds of load per measurement. */
+  duration: number;
+  mysqlUrl: string;
+  redisUrl: string;
+}
+
+export function benchSettings(argv: string[]): BenchSettings {
+  const quick = argv.includes('--quick');
+  const only = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+  return {
+    quick,
+    only: only ? only.split(',') : [],
+    duration: quick ? 2 : 5,
+    mysqlUrl: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306',
+    redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15',
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * `pnpm bench [--quick] [--only=guard,login,platform,growth]`: starts what it needs on loopback, seeds its own data
+ * (reused when the size matches), prints a progress line per scenario, then one
+ * table, also written to bench/results.json.
+ */
+import { printTable, progress, type ResultRow, writeResults } from './lib/report.js';
+import { benchSettings } from './lib/settings.js';
+import { growth } from './scenarios/growth.js';
+import { guardOverhead } from './scenarios/guard.js';
+import { loginStorm } from './scenarios/login.js';
+import { platformLists } from './scenarios/platform-lists.js';
+
+const settings = benchSettings(process.argv.slice(2));
+const started = Date.now();
+progress(`${settings.quick ? 'quick' : 'full'} run, ${settings.duration} s per measurement`);
+
+const scenarios = { guard: guardOverhead, login: loginStorm, platform: platformLists, growth };
+const rows: ResultRow[] = [];
+for (const [name, scenario] of Object.entries(scenarios)) {
+  if (settings.only.length === 0 || settings.only.includes(name))
+    rows.push(...(await scenario(settings)));
+}
+
+printTable(rows);
+const path = await writeResults(rows);
+progress(`wrote ${path} in ${Math.round((Date.now() - started) / 1000)} s`);
+const missed = rows.filter((r) => r.met === false).length;
+if (missed > 0) progress(`${missed} target(s) not met`);

@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import { type LoadResult, load } from '../lib/load.js';
+import { progress, type ResultRow, row } from '../lib/report.js';
+import { type RunningServer, repoRoot, startServer } from '../lib/server.js';
+import type { BenchSettings } from '../lib/settings.js';
+
+const CONNECTIONS = 64;
+
+interface Measured extends LoadResult {
+  rss: number;
+}
+
+async function measure(
+  app: RunningServer,
+  path: string,
+  headers: Record<string, string>,
+  duration: number,
+) {
+  app.resetPeak();
+  const result = await load({ url: app.url + path, connections: CONNECTIONS, duration, headers });
+  if (result.errors > 0 || result.non2xx > 0) {
+    throw new Error(`${path}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  }
+  return { ...result, rss: app.peakRssMb() };
+}
+
+/** Runs the variants in turns (A B C A B C) so drift on a shared machine hits them alike. */
+async function inTurns(rounds: number, variants: (() => Promise<Measured>)[]): Promise<Measured[]> {
+  const sums = variants.map(() => ({
+    rps: 0,
+    p50: 0,
+    p99: 0,
+    rss: 0,
+    requests: 0,
+    errors: 0,
+    non2xx: 0,
+  }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, variant] of variants.entries()) {
+      const result = await variant();
+      const sum = sums[i]!;
+      sum.rps += result.rps / rounds;
+      sum.p50 += result.p50 / rounds;
+      sum.p99 += result.p99 / rounds;
+      sum.rss = Math.max(sum.rss, result.rss);
+      sum.requests += result.requests;
+    }
+  }
+  return sums;
+}
+
+/** Scenario 1: what the guard costs, against no check and against express-session. */
+export async function guardOverhead(settings: BenchSettings): Promise<ResultRow[]> {
+  const rows: ResultRow[] = [];
+  for (const scheme of ['random', 'md5'] as const) {
+    progress(`guard overhead (${scheme}): GET /api/user/me at ${CONNECTIONS} connections`);
+    const app = await startServer({
+      script: join(repoRoot, 'bench/apps/guard-app.ts'),
+      typescript: true,
+      port: 18_090,
+      env: { REDIS_URL: settings.redisUrl, TOKEN_SCHEME: scheme },
+    });
+    try {
+      const { token } = (await (
+        await fetch(`${app.url}/bench/token`, { method: 'POST' })
+      ).json()) as {
+        token: string;
+      };
+      const login = await fetch(`${app.url}/session/login`, { method: 'POST' });
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const d = settings.duration;
+      const [unguarded, guarded, sessions] = await inTurns(settings.quick ? 1 : 2, [
+        () => measure(app, '/unguarded/me', {}, d),
+        () => measure(app, '/api/user/me', { authorization: `Bearer ${token}` }, d),
+        () => measure(app, '/session/me', { cookie }, d),
+      ]);
+      if (!unguarded || !guarded || !sessions) throw new Error('guard measurements missing');
+      progress(
+        `  guarded ${guarded.rps.toFixed(0)} rps, unguarded ${unguarded.rps.toFixed(0)} rps, express-session ${sessions.rps.toFixed(0)} rps`,
+      );
+      const common = {
+        rps: guarded.rps,
+        p50_ms: guarded.p50,
+        p99_ms: guarded.p99,
+        rss_mb: guarded.rss,
+      };
+      rows.push(
+        row({
+          scenario: `guard (${scheme}): GET /api/user/me`,
+          ...common,
+          baseline: 'same app, unguarded route',
+          baseline_rps: unguarded.rps,
+          target: '>= 0.8x',
+          met: guarded.rps / unguarded.rps >= 0.8,
+        }),
+        row({
+          scenario: `guard (${scheme}) vs express-session`,
+          ...common,
+          baseline: 'express-session + connect-redis',
+          baseline_rps: sessions.rps,
+          target: '>= 1.2x',
+          met: guarded.rps / sessions.rps >= 1.2,
+        }),
+      );
+    } finally {
+      await app.stop();
+    }
+  }
+  return rows;
+}

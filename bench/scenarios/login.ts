@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import { load } from '../lib/load.js';
+import { mysqlServerFrom } from '../lib/platform-data.js';
+import { progress, type ResultRow, row } from '../lib/report.js';
+import { repoRoot, startServer } from '../lib/server.js';
+import type { BenchSettings } from '../lib/settings.js';
+import { mysqlEnv } from './platform-lists.js';
+
+const USER = { username: 'bench-login', password: 'bench-login-password' };
+const GUARDED_CONNECTIONS = 16;
+const LOGIN_CONNECTIONS = 16;
+
+async function startAuth(settings: BenchSettings, scheme: 'random' | 'md5') {
+  const auth = await startServer({
+    script: join(repoRoot, 'services/auth/dist/main.js'),
+    port: 18_091,
+    env: {
+      ...mysqlEnv(mysqlServerFrom(settings.mysqlUrl), 'bench_auth'),
+      REDIS_URL: settings.redisUrl,
+      TOKEN_SCHEME: scheme,
+      // One bench client logs in as one user from one address, in parallel.
+      LOGIN_MAX_FAILURES: '10000',
+    },
+  });
+  const post = (path: string) =>
+    fetch(auth.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(USER),
+    });
+  await post('/api/user/register');
+  const login = (await (await post('/api/user/login')).json()) as { data: { token: string } };
+  return { auth, token: login.data.token };
+}
+
+/** Scenario 2: scrypt logins must not hold up guarded requests; login throughput per scheme. */
+export async function loginStorm(settings: BenchSettings): Promise<ResultRow[]> {
+  const rows: ResultRow[] = [];
+  const d = settings.duration;
+  const loginLoad = (url: string) =>
+    load({
+      url: `${url}/api/user/login`,
+      method: 'POST',
+      body: JSON.stringify(USER),
+      connections: LOGIN_CONNECTIONS,
+      duration: d,
+    });
+
+  for (const scheme of ['random', 'md5'] as const) {
+    const { auth, token } = await startAuth(settings, scheme);
+    try {
+      const guarded = () =>
+        load({
+          url: `${auth.url}/api/user/me`,
+          headers: { authorization: `Bearer ${token}` },
+          connections: GUARDED_CONNECTIONS,
+          duration: d,
+        });
+      if (scheme === 'random') {
+        progress('login storm (random): guarded p99 without and with a storm of logins');
+        const calm = await guarded();
+        auth.resetPeak();
+        const [stormy, logins] = await Promise.all([guarded(), loginLoad(auth.url)]);
+        const growth = stormy.p99 / Math.max(calm.p99, 1);
+        progress(
+          `  guarded p99 ${calm.p99} ms calm, ${stormy.p99} ms during ${logins.rps.toFixed(0)} logins/s`,
+        );
+        rows.push(
+          row({
+            scenario: 'login storm (random): guarded GET /api/user/me',
+            rps: stormy.rps,
+            p50_ms: stormy.p50,
+            p99_ms: stormy.p99,
+            rss_mb: auth.peakRssMb(),
+            baseline: 'same requests without the storm',
+            baseline_rps: calm.rps,
+            ratio: Math.round(growth * 100) / 100,
+            target: 'p99 <= 2x calm p99',
+            met: growth <= 2,
+          }),
+        );
+      }
+      progress(`login throughput (${scheme})`);
+      auth.resetPeak();
+      const logins = await loginLoad(auth.url);
+      if (logins.non2xx > 0 || logins.errors > 0) {
+        throw new Error(`logins: ${logins.errors} errors, ${logins.non2xx} non-2xx answers`);
+      }
+      rows.push(
+        row({
+          scenario: `login throughput (${scheme})`,
+          rps: logins.rps,
+          p50_ms: logins.p50,
+          p99_ms: logins.p99,
+          rss_mb: auth.peakRssMb(),
+          baseline: null,
+          baseline_rps: null,
+          target: 'reported',
+          met: null,
+        }),
+      );
+    } finally {
+      await auth.stop();
+    }
+  }
+  return rows;
+}

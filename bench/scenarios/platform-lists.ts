@@ -1,0 +1,158 @@
+import { join } from 'node:path';
+import { load } from '../lib/load.js';
+import {
+  copyToLegacy,
+  holdsData,
+  type MysqlServer,
+  mysqlServerFrom,
+  seed,
+  trimOrders,
+} from '../lib/platform-data.js';
+import { progress, type ResultRow, row } from '../lib/report.js';
+import { type RunningServer, repoRoot, startServer } from '../lib/server.js';
+import type { BenchSettings } from '../lib/settings.js';
+
+const ORDERS = 100_000;
+const OURS = `bench_platform_${ORDERS}`;
+const LEGACY = `bench_legacy_${ORDERS}`;
+
+export function mysqlEnv(server: MysqlServer, database: string): Record<string, string> {
+  return {
+    MYSQL_HOST: server.host,
+    MYSQL_PORT: String(server.port),
+    MYSQL_USER: server.user,
+    MYSQL_PASSWORD: server.password,
+    MYSQL_DATABASE: database,
+  };
+}
+
+/** Starts the platform service on `database`; its start applies the migrations. */
+export function startPlatform(server: MysqlServer, database: string, port: number) {
+  return startServer({
+    script: join(repoRoot, 'services/platform/dist/main.js'),
+    port,
+    env: mysqlEnv(server, database),
+  });
+}
+
+/** Makes sure `database` holds the bench data of this size, seeding it when it does not. */
+export async function ensureData(server: MysqlServer, database: string, orders: number) {
+  if (await holdsData(server, database, orders)) {
+    progress(`reusing ${database}`);
+    return false;
+  }
+  progress(`seeding ${database} (${orders} orders)`);
+  // Starting the service once creates the database and applies the migrations.
+  const schema = await startPlatform(server, database, 18_099);
+  await schema.stop();
+  await seed(server, database, orders);
+  return true;
+}
+
+interface Case {
+  name: string;
+  path: string;
+  connections: number;
+  /** Seconds at least: the old server needs about one to answer a whole order list. */
+  minDuration?: number;
+  method?: 'POST';
+  body?: string;
+}
+
+const cases: Case[] = [
+  { name: 'merchant list', path: '/api/merchant/list', connections: 32 },
+  {
+    name: 'service list by category',
+    path: `/api/service/list?category=${encodeURIComponent('家政')}`,
+    connections: 32,
+  },
+  {
+    name: 'order list status=1 page 1',
+    path: '/api/order/list?status=1&page=1&pageSize=20',
+    connections: 8,
+    minDuration: 5,
+  },
+  {
+    name: 'order list status=1 page 500',
+    path: '/api/order/list?status=1&page=500&pageSize=20',
+    connections: 8,
+    minDuration: 5,
+  },
+  {
+    name: 'order list status=1 unpaginated',
+    path: '/api/order/list?status=1',
+    connections: 4,
+    minDuration: 5,
+  },
+  {
+    name: 'order create',
+    path: '/api/order/create',
+    connections: 32,
+    method: 'POST',
+    body: JSON.stringify({ service_id: 7, user_name: '压测用户', user_phone: '13900000000' }),
+  },
+];
+
+async function measure(target: RunningServer, c: Case, duration: number) {
+  await target.settle('/api/merchant/list');
+  target.resetPeak();
+  const result = await load({
+    url: target.url + c.path,
+    connections: c.connections,
+    duration: Math.max(duration, c.minDuration ?? 0),
+    method: c.method,
+    body: c.body,
+  });
+  if (result.errors > 0 || result.non2xx > 0) {
+    throw new Error(`${c.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  }
+  return { ...result, rss: target.peakRssMb() };
+}
+
+/** Scenario 3: the platform's lists at 100,000 orders against the old server's handlers. */
+export async function platformLists(settings: BenchSettings): Promise<ResultRow[]> {
+  const server = mysqlServerFrom(settings.mysqlUrl);
+  const seeded = await ensureData(server, OURS, ORDERS);
+  if (seeded || !(await holdsData(server, LEGACY, ORDERS))) {
+    progress(`copying the data into ${LEGACY} (old schema)`);
+    await copyToLegacy(server, OURS, LEGACY);
+  }
+  const ours = await startPlatform(server, OURS, 18_081);
+  const legacy = await startServer({
+    script: join(repoRoot, 'bench/apps/legacy-platform.ts'),
+    typescript: true,
+    port: 18_082,
+    env: mysqlEnv(server, LEGACY),
+  });
+  const rows: ResultRow[] = [];
+  try {
+    for (const c of cases) {
+      progress(`platform: ${c.name}`);
+      const base = await measure(legacy, c, settings.duration);
+      const mine = await measure(ours, c, settings.duration);
+      const unpaginated = c.name.endsWith('unpaginated');
+      const ratio = mine.rps / base.rps;
+      rows.push(
+        row({
+          scenario: `platform: ${c.name}`,
+          rps: mine.rps,
+          p50_ms: mine.p50,
+          p99_ms: mine.p99,
+          rss_mb: mine.rss,
+          baseline: 'old server (express + mysql2, no LIMIT)',
+          baseline_rps: base.rps,
+          target: unpaginated ? '>= 1.5x rps, lower peak RSS' : '>= 1.0x rps',
+          met: unpaginated ? ratio >= 1.5 && mine.rss < base.rss : ratio >= 1,
+        }),
+      );
+      progress(
+        `  ours ${mine.rps.toFixed(0)} rps (p50 ${mine.p50} ms, ${mine.rss} MB) vs old ${base.rps.toFixed(0)} rps (p50 ${base.p50} ms, ${base.rss} MB)`,
+      );
+    }
+  } finally {
+    await Promise.all([ours.stop(), legacy.stop()]);
+    await trimOrders(server, OURS, ORDERS);
+    await trimOrders(server, LEGACY, ORDERS);
+  }
+  return rows;
+}
