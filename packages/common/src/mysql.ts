@@ -16,6 +16,7 @@ export function mysqlEnv(defaultDatabase: string) {
       .default(defaultDatabase),
     MYSQL_POOL_SIZE: intVar(10, 1, 1000),
     MYSQL_CONNECT_TIMEOUT_MS: intVar(3000, 100, 60_000),
+    MYSQL_QUEUE_LIMIT: intVar(100, 1, 100_000),
   };
 }
 
@@ -27,6 +28,8 @@ export interface MysqlSettings {
   database: string;
   poolSize?: number;
   connectTimeoutMs?: number;
+  /** Requests that may wait for a connection; past that a query fails at once. */
+  queueLimit?: number;
 }
 
 export function mysqlSettingsFrom(env: z.infer<z.ZodObject<ReturnType<typeof mysqlEnv>>>) {
@@ -38,6 +41,7 @@ export function mysqlSettingsFrom(env: z.infer<z.ZodObject<ReturnType<typeof mys
     database: env.MYSQL_DATABASE,
     poolSize: env.MYSQL_POOL_SIZE,
     connectTimeoutMs: env.MYSQL_CONNECT_TIMEOUT_MS,
+    queueLimit: env.MYSQL_QUEUE_LIMIT,
   } satisfies MysqlSettings;
 }
 
@@ -71,6 +75,7 @@ export async function createMysqlPool(settings: MysqlSettings): Promise<Pool> {
       database,
       connectTimeout,
       connectionLimit: settings.poolSize ?? 10,
+      queueLimit: settings.queueLimit ?? 100,
       charset: 'utf8mb4_unicode_ci',
       enableKeepAlive: true,
       timezone: 'Z',

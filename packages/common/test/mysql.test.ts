@@ -62,6 +62,21 @@ describe('createMysqlPool and migrate', () => {
     }
   });
 
+  it('fails a query at once when the queue for connections is full, instead of queueing without bound', async () => {
+    const pool = await createMysqlPool({ ...db.settings, poolSize: 1, queueLimit: 1 });
+    try {
+      const holding = pool.query('SELECT SLEEP(0.5)');
+      const waiting = pool.query('SELECT 1 AS n');
+      const started = Date.now();
+      await expect(pool.query('SELECT 2')).rejects.toThrow('Queue limit reached');
+      expect(Date.now() - started).toBeLessThan(100);
+      await holding;
+      expect((await waiting)[0]).toEqual([{ n: 1 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('tells an unreachable server from a wrong query', () => {
     expect(isMysqlUnavailable(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).toBe(
       true,

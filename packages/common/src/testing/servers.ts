@@ -101,11 +101,19 @@ function managed(
   return server;
 }
 
-/** Starts a throwaway redis-server with no persistence and many databases. */
-export async function startRedisServer(): Promise<TestServer> {
+/**
+ * Starts a throwaway redis-server with many databases. It keeps nothing across
+ * a stop unless `persistent`, which writes every command to an append-only file.
+ */
+export async function startRedisServer(
+  options: { persistent?: boolean } = {},
+): Promise<TestServer> {
   const port = await freePort();
   const dir = await scratchDir('redis-test');
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const persistence = options.persistent
+    ? ['--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--appendonly', 'no'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence];
   args.push('--databases', '1024', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning');
   const server = managed(
     port,
