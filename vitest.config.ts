@@ -4,5 +4,5 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
-  test: { include: ['test/**/*.test.ts'] },
+  test: { include: ['test/*.test.ts'] },
 });

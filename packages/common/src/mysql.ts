@@ -103,10 +103,22 @@ const UNREACHABLE = new Set([
   'ER_SERVER_SHUTDOWN',
 ]);
 
-/** True when a mysql2 error means the server could not answer, rather than that the query was wrong. */
+// mysql2 gives its full pool queue no code, only this text.
+const QUEUE_FULL = 'Queue limit reached.';
+
+/**
+ * True when a mysql2 error means the server could not answer (down, hung, or
+ * every connection busy and the queue full), rather than that the query was wrong.
+ */
 export function isMysqlUnavailable(err: unknown): boolean {
-  const { fatal, code } = (err ?? {}) as { fatal?: unknown; code?: unknown };
-  return fatal === true || (typeof code === 'string' && UNREACHABLE.has(code));
+  const { fatal, code, message } = (err ?? {}) as {
+    fatal?: unknown;
+    code?: unknown;
+    message?: unknown;
+  };
+  return (
+    fatal === true || (typeof code === 'string' && UNREACHABLE.has(code)) || message === QUEUE_FULL
+  );
 }
 
 export type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
