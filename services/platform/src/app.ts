@@ -1,5 +1,6 @@
 import {
   createBaseApp,
+  docsRouter,
   errorHandler,
   healthRouter,
   type Logger,
@@ -11,6 +12,7 @@ import { createDatabase } from './db/database.js';
 import { holdBodyErrors, renderFailure } from './http/failure.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
 import { merchantRoutes } from './merchants/merchant.routes.js';
+import { platformDocument } from './openapi.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { serviceRepository } from './services/service.repository.js';
@@ -32,6 +34,7 @@ export function createApp({ pool, logger, bodyLimitKb, queryTimeoutMs }: AppDeps
   app.use(merchantRoutes(merchantRepository(db)));
   app.use(serviceRoutes(serviceRepository(db)));
   app.use(orderRoutes(orderRepository(db)));
+  app.use(docsRouter(platformDocument));
   app.use(notFound(renderFailure));
   app.use(errorHandler(renderFailure));
   return app;

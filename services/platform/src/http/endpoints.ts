@@ -1,11 +1,33 @@
-import { AppError } from '@svc/common';
+import { AppError, type OperationDoc, type ResponseDoc } from '@svc/common';
 import { type RequestHandler, Router } from 'express';
+import { z } from 'zod';
+import { methodNotAllowedBody } from './envelopes.js';
 import { type FailureEnvelope, failsWith } from './failure.js';
 
-export interface Endpoint {
+/**
+ * One route of the spec as the router mounts it and the API document shows it:
+ * the schemas are the ones its handler parses with and its answers fit.
+ */
+export interface EndpointDoc {
   method: 'get' | 'post' | 'put';
   path: string;
+  summary: string;
+  tags: string[];
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  bodyExample?: unknown;
+  /** The success body. */
+  reply: z.ZodType;
+  replyExample: unknown;
+  /** Headers of the success answer besides X-Request-Id. */
+  replyHeaders?: ResponseDoc['headers'];
   failure: FailureEnvelope;
+  /** Failure texts shown as examples, by code. */
+  failureTexts: Partial<Record<400 | 404 | 413 | 415 | 500, string>>;
+}
+
+export interface Endpoint extends EndpointDoc {
   handler: RequestHandler;
 }
 
@@ -25,4 +47,56 @@ export function endpointRouter(endpoints: Endpoint[]): Router {
     });
   }
   return router;
+}
+
+/** The request id every route takes, and every answer carries. */
+export const requestIdHeader = z.object({
+  'x-request-id': z.string().optional().meta({
+    description:
+      'Kept for the answer and the log when it is at most 128 characters of A-Z a-z 0-9 . _ -; otherwise replaced',
+  }),
+});
+
+export const requestIdReply = {
+  'X-Request-Id': { description: 'the request id, as sent or generated', schema: z.string() },
+};
+
+/** The spec's route as an OpenAPI operation: every outcome at HTTP 200, and the 405 of its path. */
+export function operationDoc(endpoint: EndpointDoc): OperationDoc {
+  const { failure, failureTexts, reply, replyExample } = endpoint;
+  const failures = Object.entries(failureTexts).map(([code, text]) =>
+    failure.body(Number(code), text),
+  );
+  return {
+    method: endpoint.method,
+    path: endpoint.path,
+    summary: endpoint.summary,
+    tags: endpoint.tags,
+    params: endpoint.params,
+    query: endpoint.query,
+    headers: requestIdHeader,
+    body: endpoint.body,
+    bodyExample: endpoint.bodyExample,
+    responses: {
+      200: {
+        description:
+          'Every outcome answers HTTP 200; the body code tells them apart: 200 with the reply, else the failure body',
+        schema: z.union([
+          reply.meta({ examples: [replyExample] }),
+          failure.schema.meta({ examples: failures }),
+        ]),
+        example: replyExample,
+        headers: { ...requestIdReply, ...endpoint.replyHeaders },
+      },
+      405: {
+        description: 'The path asked with another method; Allow names the methods it takes',
+        schema: methodNotAllowedBody,
+        example: { code: 405, message: 'Method Not Allowed' },
+        headers: {
+          ...requestIdReply,
+          Allow: { description: "the path's methods", schema: z.string() },
+        },
+      },
+    },
+  };
 }

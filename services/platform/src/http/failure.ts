@@ -1,36 +1,69 @@
 import {
   type FailureRenderer,
-  type Logger,
   messageBody,
   messageError,
   msgBody,
   renderStatusEnvelope,
 } from '@svc/common';
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { z } from 'zod';
 
 /**
- * The body an endpoint answers when it fails: the spec gives each endpoint its
- * own message and its own key for the text. The outcome travels in `code`.
+ * How an endpoint answers when it fails: the spec gives each endpoint its own
+ * message and its own key for the text. The outcome travels in `code`, and
+ * `schema` describes every body `body` gives, for the API document.
  */
-export type FailureEnvelope = (code: number, text: string) => object;
+export interface FailureEnvelope {
+  body(code: number, text: string): object;
+  schema: z.ZodType;
+}
+
+/**
+ * The codes a spec route fails with besides a missing row: input that breaks a
+ * rule or is not valid JSON (400), a body over the limit (413), a body that is
+ * not JSON or in an unknown charset (415), and the store (500).
+ */
+const failureCode = z.literal([400, 413, 415, 500]);
+
+const CODES_TEXT =
+  'code 400: the input breaks a rule, the text names each field; 413: the body is over the limit; ' +
+  '415: the body is not JSON; 500: the store failed, the text says how, never with SQL';
 
 /** Data routes whose failure text is under `error` (lists, order create). */
-export const errorEnvelope =
-  (message: string): FailureEnvelope =>
-  (code, text) =>
-    messageError(code, message, text);
+export function errorEnvelope(message: string): FailureEnvelope {
+  return {
+    body: (code, text) => messageError(code, message, text),
+    schema: z
+      .strictObject({ code: failureCode, message: z.literal(message), error: z.string() })
+      .meta({ description: `Failure, the text under error. ${CODES_TEXT}` }),
+  };
+}
 
 /** Data routes whose failure text is under `data` (merchant add, service add). */
-export const dataEnvelope =
-  (message: string): FailureEnvelope =>
-  (code, text) =>
-    messageBody(code, message, text);
+export function dataEnvelope(message: string): FailureEnvelope {
+  return {
+    body: (code, text) => messageBody(code, message, text),
+    schema: z
+      .strictObject({ code: failureCode, message: z.literal(message), data: z.string() })
+      .meta({ description: `Failure, the text under data. ${CODES_TEXT}` }),
+  };
+}
 
 /** Status changes: `{ code: 404, msg: notFound }` for a missing row, else `{ code, msg: '服务器出错', error }`. */
-export const msgEnvelope =
-  (notFound: string): FailureEnvelope =>
-  (code, text) =>
-    code === 404 ? msgBody(404, notFound) : msgBody(code, '服务器出错', text);
+export function msgEnvelope(notFound: string): FailureEnvelope {
+  return {
+    body: (code, text) =>
+      code === 404 ? msgBody(404, notFound) : msgBody(code, '服务器出错', text),
+    schema: z.union([
+      z
+        .strictObject({ code: z.literal(404), msg: z.literal(notFound) })
+        .meta({ description: 'No row has the id.' }),
+      z
+        .strictObject({ code: failureCode, msg: z.literal('服务器出错'), error: z.string() })
+        .meta({ description: `Failure, the text under error. ${CODES_TEXT}` }),
+    ]),
+  };
+}
 
 const ENVELOPE = 'failureEnvelope';
 const BODY_ERROR = 'bodyError';
@@ -69,5 +102,5 @@ export const renderFailure: FailureRenderer = (req, res, failure) => {
     renderStatusEnvelope(req, res, failure);
     return;
   }
-  res.status(200).json(envelope(failure.status, failure.detail ?? failure.message));
+  res.status(200).json(envelope.body(failure.status, failure.detail ?? failure.message));
 };

@@ -16,7 +16,9 @@ export class Invalid {
 /**
  * A field checked by hand, for inputs zod's primitives do not express (numbers
  * sent as text). zod rejects an absent key unless the rule ends in
- * `.optional()` or `.default()`, which answer for it without the check.
+ * `.optional()` or `.default()`, which answer for it without the check. zod
+ * cannot see inside `check`, so each rule states in `.meta()` what it accepts,
+ * for the API document.
  */
 export function rule<T>(check: (input: unknown) => T | Invalid) {
   return z.unknown().transform((input, ctx): T => {
@@ -47,7 +49,8 @@ export function requiredText(field: string, max: number) {
     })
     .trim()
     .min(1, `${field} is required`)
-    .refine(fitsIn(max), `${field} must be at most ${max} characters`);
+    .refine(fitsIn(max), `${field} must be at most ${max} characters`)
+    .meta({ maxLength: max, description: 'trimmed; not empty' });
 }
 
 /** Omitted, null, empty or blank is stored as NULL. */
@@ -57,7 +60,8 @@ export function optionalText(field: string, max: number) {
     .trim()
     .refine(fitsIn(max), `${field} must be at most ${max} characters`)
     .nullish()
-    .transform((text) => text || null);
+    .transform((text) => text || null)
+    .meta({ maxLength: max, description: 'trimmed; omitted, null or empty is stored as null' });
 }
 
 /** A row id in a body: a positive INT. */
@@ -68,6 +72,11 @@ export function idField(field: string) {
     return id !== undefined && id >= 1 && id <= INT_MAX
       ? id
       : new Invalid(`${field} must be a positive integer`);
+  }).meta({
+    type: ['integer', 'string'],
+    minimum: 1,
+    maximum: INT_MAX,
+    description: 'a positive integer, as a JSON number or a digit string',
   });
 }
 
@@ -75,7 +84,7 @@ export function idField(field: string) {
 export const pathId = rule((input) => {
   const id = typeof input === 'string' && DIGITS.test(input) ? Number(input) : 0;
   return id >= 1 && id <= INT_MAX ? id : new Invalid('id must be a positive integer');
-});
+}).meta({ type: 'integer', minimum: 1, maximum: INT_MAX });
 
 /** A DECIMAL(10,2) amount, kept as text so no float ever rounds it. */
 export const priceField = rule((input) => {
@@ -88,6 +97,12 @@ export const priceField = rule((input) => {
   return Number(text) <= Number(PRICE_MAX)
     ? text
     : new Invalid(`price must be at most ${PRICE_MAX}`);
+}).meta({
+  type: ['number', 'string'],
+  minimum: 0,
+  maximum: Number(PRICE_MAX),
+  pattern: PRICE.source,
+  description: `0 to ${PRICE_MAX} with at most 2 decimals, as a JSON number or a numeric string`,
 });
 
 /** Omitted, null or empty is the column default 0. */
@@ -96,4 +111,11 @@ export const stockField = rule((input) => {
   const stock = asInteger(input);
   if (stock === undefined || stock < 0) return new Invalid('stock must be a non-negative integer');
   return stock <= INT_MAX ? stock : new Invalid(`stock must be at most ${INT_MAX}`);
-}).default(0);
+})
+  .default(0)
+  .meta({
+    type: ['integer', 'string', 'null'],
+    minimum: 0,
+    maximum: INT_MAX,
+    description: 'omitted, null or empty is 0; a JSON number or a digit string',
+  });

@@ -1,5 +1,6 @@
 import { messageBody } from '@svc/common';
 import type { Response } from 'express';
+import { z } from 'zod';
 import type { Page } from '../db/page.js';
 import { asInteger, INT_MAX, Invalid, isBlank, rule } from './fields.js';
 
@@ -12,7 +13,9 @@ const page = rule((input) => {
   return value !== undefined && value >= 1 && value <= INT_MAX
     ? value
     : new Invalid('page must be a positive integer');
-}).optional();
+})
+  .optional()
+  .meta({ type: 'integer', minimum: 1, maximum: INT_MAX, description: 'the page, from 1' });
 
 const pageSize = rule((input) => {
   if (isBlank(input)) return undefined;
@@ -20,10 +23,25 @@ const pageSize = rule((input) => {
   return value !== undefined && value >= 1 && value <= MAX_PAGE_SIZE
     ? value
     : new Invalid(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-}).optional();
+})
+  .optional()
+  .meta({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    description: `rows per page, default ${DEFAULT_PAGE_SIZE}`,
+  });
 
 /** The optional `page` and `pageSize` of every list query. */
 export const pageQuery = { page, pageSize };
+
+/** The header of a page; without page and pageSize the whole list comes back and no header. */
+export const pageHeaders = {
+  'X-Total-Count': {
+    description: 'with page or pageSize: the number of rows in the whole list',
+    schema: z.int().min(0),
+  },
+};
 
 /** Either parameter asks for a page; with neither the whole list comes back, as the spec has it. */
 export function toPage(query: { page?: number; pageSize?: number }): Page | undefined {

@@ -1,15 +1,10 @@
+import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import { limitClause, type Page } from '../db/page.js';
-import type { NewMerchant } from './merchant.schema.js';
+import type { Stored } from '../http/envelopes.js';
+import type { merchantRow, NewMerchant } from './merchant.schema.js';
 
-export interface MerchantRow {
-  id: number;
-  name: string;
-  address: string;
-  phone: string;
-  status: number;
-  create_time: Date;
-}
+export type MerchantRow = Stored<z.output<typeof merchantRow>>;
 
 export function merchantRepository(db: Database) {
   return {

@@ -1,29 +1,15 @@
 import type { Router } from 'express';
 import { endpointRouter } from '../http/endpoints.js';
-import { dataEnvelope, errorEnvelope, msgEnvelope } from '../http/failure.js';
+import { merchantDocs } from './merchant.docs.js';
 import { merchantHandlers } from './merchant.handlers.js';
 import type { MerchantRepository } from './merchant.repository.js';
 
+/** Each route is its document (method, path, schemas, failure envelope) and a handler. */
 export function merchantRoutes(merchants: MerchantRepository): Router {
   const handle = merchantHandlers(merchants);
   return endpointRouter([
-    {
-      method: 'get',
-      path: '/api/merchant/list',
-      failure: errorEnvelope('获取失败'),
-      handler: handle.list,
-    },
-    {
-      method: 'post',
-      path: '/api/merchant/add',
-      failure: dataEnvelope('添加失败'),
-      handler: handle.add,
-    },
-    {
-      method: 'put',
-      path: '/api/merchant/approve/:id',
-      failure: msgEnvelope('商家不存在'),
-      handler: handle.approve,
-    },
+    { ...merchantDocs.list, handler: handle.list },
+    { ...merchantDocs.add, handler: handle.add },
+    { ...merchantDocs.approve, handler: handle.approve },
   ]);
 }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
 import { NOT_AN_OBJECT, requiredText } from '../http/fields.js';
 import { pageQuery, toPage } from '../http/list.js';
 
-export const merchantListQuery = z.object(pageQuery).transform(toPage);
+export const merchantListParams = z.object(pageQuery);
+
+export const merchantListQuery = merchantListParams.transform(toPage);
 
 /** A `status` in the body is dropped: a merchant starts under review. */
 export const newMerchant = z.object(
@@ -15,3 +18,16 @@ export const newMerchant = z.object(
 );
 
 export type NewMerchant = z.output<typeof newMerchant>;
+
+export const merchantRow = z.strictObject({
+  id: rowId,
+  name: z.string(),
+  address: z.string(),
+  phone: z.string(),
+  status: z.literal([0, 1]).meta({ description: '0 = under review, 1 = approved' }),
+  create_time: timestamp,
+});
+
+export const merchantList = listReply(merchantRow);
+export const merchantAdded = createdReply('添加成功');
+export const merchantApproved = changedReply('商家审核通过!');

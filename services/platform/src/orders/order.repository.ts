@@ -1,20 +1,10 @@
+import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import { limitClause, type Page } from '../db/page.js';
-import type { NewOrder } from './order.schema.js';
+import type { Stored } from '../http/envelopes.js';
+import type { NewOrder, orderRow } from './order.schema.js';
 
-/** server_name is the spec's name for the service name; service_name and price serve today's clients. */
-export interface OrderRow {
-  id: number;
-  service_id: number;
-  user_name: string;
-  user_phone: string;
-  create_time: Date;
-  status: number;
-  server_name: string | null;
-  service_name: string | null;
-  price: string | null;
-  merchant_name: string | null;
-}
+export type OrderRow = Stored<z.output<typeof orderRow>>;
 
 const COLUMNS = `
   SELECT o.id, o.service_id, o.user_name, o.user_phone, o.create_time, o.status,

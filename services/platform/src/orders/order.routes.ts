@@ -1,30 +1,17 @@
 import type { Router } from 'express';
-import { type Endpoint, endpointRouter } from '../http/endpoints.js';
-import { errorEnvelope } from '../http/failure.js';
+import { endpointRouter } from '../http/endpoints.js';
+import { orderDocs } from './order.docs.js';
 import { orderHandlers } from './order.handlers.js';
 import type { OrderRepository } from './order.repository.js';
 
-/** The administrator client calls the paths without /api, and /add for create. */
-const LIST_PATHS = ['/api/order/list', '/order/list'];
-const CREATE_PATHS = ['/api/order/create', '/api/order/add', '/order/add'];
-
+/** Each route is its document (method, path, schemas, failure envelope) and a handler. */
 export function orderRoutes(orders: OrderRepository): Router {
   const handle = orderHandlers(orders);
-  const list = LIST_PATHS.map(
-    (path): Endpoint => ({
-      method: 'get',
-      path,
-      failure: errorEnvelope('获取失败'),
-      handler: handle.list,
-    }),
-  );
-  const create = CREATE_PATHS.map(
-    (path): Endpoint => ({
-      method: 'post',
-      path,
-      failure: errorEnvelope('创建定单失败'),
-      handler: handle.create,
-    }),
-  );
-  return endpointRouter([...list, ...create]);
+  return endpointRouter([
+    { ...orderDocs.list, handler: handle.list },
+    { ...orderDocs.adminList, handler: handle.list },
+    { ...orderDocs.create, handler: handle.create },
+    { ...orderDocs.add, handler: handle.create },
+    { ...orderDocs.adminAdd, handler: handle.create },
+  ]);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
 import { Invalid, idField, NOT_AN_OBJECT, requiredText, rule } from '../http/fields.js';
 import { pageQuery, toPage } from '../http/list.js';
 
@@ -10,11 +11,20 @@ const status = rule((input) => {
   return typeof input === 'string' && STATUSES.includes(input)
     ? Number(input)
     : new Invalid('status must be 0, 1 or 2');
-}).optional();
+})
+  .optional()
+  .meta({
+    type: 'integer',
+    enum: STATUSES.map(Number),
+    description: 'only orders with this status; absent or empty lists every order',
+  });
 
-export const orderListQuery = z
-  .object({ status, ...pageQuery })
-  .transform((query) => ({ status: query.status, page: toPage(query) }));
+export const orderListParams = z.object({ status, ...pageQuery });
+
+export const orderListQuery = orderListParams.transform((query) => ({
+  status: query.status,
+  page: toPage(query),
+}));
 
 /** A `status` in the body is dropped: an order starts at 0. */
 export const newOrder = z.object(
@@ -27,3 +37,26 @@ export const newOrder = z.object(
 );
 
 export type NewOrder = z.output<typeof newOrder>;
+
+/** server_name is the spec's name for the service name; service_name and price serve today's clients. */
+export const orderRow = z.strictObject({
+  id: rowId,
+  service_id: rowId.meta({ description: "the service's id" }),
+  user_name: z.string(),
+  user_phone: z.string(),
+  create_time: timestamp,
+  status: z
+    .literal([0, 1, 2])
+    .meta({ description: '0 = awaiting payment; 1 and 2 as the order code uses them' }),
+  server_name: z.string().nullable().meta({ description: 'the service name' }),
+  service_name: z.string().nullable().meta({ description: 'the same as server_name' }),
+  price: z
+    .string()
+    .regex(/^\d+\.\d{2}$/)
+    .nullable()
+    .meta({ description: "the service's current price, DECIMAL(10,2) as MySQL gives it" }),
+  merchant_name: z.string().nullable(),
+});
+
+export const orderList = listReply(orderRow);
+export const orderCreated = createdReply('创建定单成功');

@@ -1,20 +1,11 @@
+import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import { limitClause, type Page } from '../db/page.js';
-import type { NewService } from './service.schema.js';
+import type { Stored } from '../http/envelopes.js';
+import type { NewService, serviceRow } from './service.schema.js';
 
 /** Price is the DECIMAL's text, as MySQL gives it ("150.00"). */
-export interface ServiceRow {
-  id: number;
-  merchant_id: number;
-  name: string;
-  price: string;
-  category: string;
-  image_url: string | null;
-  stock: number;
-  status: number;
-  create_time: Date;
-  merchant_name: string | null;
-}
+export type ServiceRow = Stored<z.output<typeof serviceRow>>;
 
 const SELECT_ROWS = `
   SELECT s.id, s.merchant_id, s.name, s.price, s.category, s.image_url, s.stock, s.status,

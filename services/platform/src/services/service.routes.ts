@@ -1,35 +1,16 @@
 import type { Router } from 'express';
 import { endpointRouter } from '../http/endpoints.js';
-import { dataEnvelope, errorEnvelope, msgEnvelope } from '../http/failure.js';
+import { serviceDocs } from './service.docs.js';
 import { serviceHandlers } from './service.handlers.js';
 import type { ServiceRepository } from './service.repository.js';
 
+/** Each route is its document (method, path, schemas, failure envelope) and a handler. */
 export function serviceRoutes(services: ServiceRepository): Router {
   const handle = serviceHandlers(services);
   return endpointRouter([
-    {
-      method: 'get',
-      path: '/api/service/list',
-      failure: errorEnvelope('获取失败'),
-      handler: handle.list,
-    },
-    {
-      method: 'post',
-      path: '/api/service/add',
-      failure: dataEnvelope('新增服务失败'),
-      handler: handle.add,
-    },
-    {
-      method: 'put',
-      path: '/api/service/publish/:id',
-      failure: msgEnvelope('服务不存在'),
-      handler: handle.publish,
-    },
-    {
-      method: 'put',
-      path: '/api/service/unpublish/:id',
-      failure: msgEnvelope('服务不存在'),
-      handler: handle.unpublish,
-    },
+    { ...serviceDocs.list, handler: handle.list },
+    { ...serviceDocs.add, handler: handle.add },
+    { ...serviceDocs.publish, handler: handle.publish },
+    { ...serviceDocs.unpublish, handler: handle.unpublish },
   ]);
 }

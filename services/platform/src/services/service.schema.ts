@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
 import {
+  INT_MAX,
   Invalid,
   idField,
   NOT_AN_OBJECT,
@@ -11,15 +13,30 @@ import {
 } from '../http/fields.js';
 import { pageQuery, toPage } from '../http/list.js';
 
-/** Absent, empty and `all` mean every category; the clients' timestamp `t` is ignored. */
+/** Absent, empty and `all` mean every category. */
 const category = rule((input) => {
   if (input === undefined || input === '' || input === 'all') return undefined;
   return typeof input === 'string' ? input : new Invalid('category must be a single text value');
-}).optional();
+})
+  .optional()
+  .meta({
+    type: 'string',
+    description: 'only this category, matched exactly; absent, empty or all lists every category',
+    examples: ['保洁'],
+  });
 
-export const serviceListQuery = z
-  .object({ category, ...pageQuery })
-  .transform((query) => ({ category: query.category, page: toPage(query) }));
+/** The clients add a timestamp against caches; any value is accepted and ignored. */
+const t = z.unknown().optional().meta({
+  type: 'string',
+  description: 'a timestamp the clients send against caches; ignored',
+});
+
+export const serviceListParams = z.object({ category, t, ...pageQuery });
+
+export const serviceListQuery = serviceListParams.transform((query) => ({
+  category: query.category,
+  page: toPage(query),
+}));
 
 /** A `status` in the body is dropped: a service starts off the shelf. */
 export const newService = z.object(
@@ -35,3 +52,27 @@ export const newService = z.object(
 );
 
 export type NewService = z.output<typeof newService>;
+
+export const serviceRow = z.strictObject({
+  id: rowId,
+  merchant_id: rowId.meta({ description: "the merchant's id" }),
+  name: z.string(),
+  price: z
+    .string()
+    .regex(/^\d+\.\d{2}$/)
+    .meta({ description: 'DECIMAL(10,2) as MySQL gives it' }),
+  category: z.string(),
+  image_url: z.string().nullable(),
+  stock: z.int().min(0).max(INT_MAX),
+  status: z.literal([0, 1]).meta({ description: '0 = off shelf, 1 = on shelf' }),
+  create_time: timestamp,
+  merchant_name: z
+    .string()
+    .nullable()
+    .meta({ description: "the merchant's name; null without one" }),
+});
+
+export const serviceList = listReply(serviceRow);
+export const serviceAdded = createdReply('新增服务成功');
+export const servicePublished = changedReply('服务上架成功!');
+export const serviceUnpublished = changedReply('服务下架成功!');

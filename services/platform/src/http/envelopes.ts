@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { INT_MAX } from './fields.js';
+
+/**
+ * The bodies the spec's routes answer on success, and the plain HTTP answers
+ * around them, as zod schemas for the API document and its tests.
+ */
+
+/** An INT AUTO_INCREMENT key, or a reference to one. */
+export const rowId = z.int().min(1).max(INT_MAX);
+
+/** mysql2 gives a TIMESTAMP as a Date, which JSON writes as ISO 8601 in UTC. */
+export const timestamp = z.iso.datetime().meta({
+  description: 'insertion time, ISO 8601 in UTC',
+  examples: ['2026-11-22T19:15:04.000Z'],
+});
+
+/** A row as mysql2 gives it, before JSON turns its Date into the text of `timestamp`. */
+export type Stored<Row extends { create_time: string }> = Omit<Row, 'create_time'> & {
+  create_time: Date;
+};
+
+/** `{ code: 200, message: '获取成功', data: [rows] }` */
+export const listReply = (row: z.ZodType) =>
+  z.strictObject({ code: z.literal(200), message: z.literal('获取成功'), data: z.array(row) });
+
+/** `{ code: 200, message, data: { id } }` for a created row. */
+export const createdReply = (message: string) =>
+  z.strictObject({
+    code: z.literal(200),
+    message: z.literal(message),
+    data: z.strictObject({ id: rowId }),
+  });
+
+/** `{ code: 200, msg }` for a status change. */
+export const changedReply = (msg: string) =>
+  z.strictObject({ code: z.literal(200), msg: z.literal(msg) });
+
+/** Every path no route answers: HTTP 404. */
+export const notFoundBody = z.strictObject({
+  code: z.literal(404),
+  message: z.literal('Not Found'),
+});
+
+/** A known path asked with another method: HTTP 405. */
+export const methodNotAllowedBody = z.strictObject({
+  code: z.literal(405),
+  message: z.literal('Method Not Allowed'),
+});
