@@ -7,7 +7,7 @@ import {
 } from '@svc/common/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
+import { createRecordedApp } from './support/test-app.js';
 
 describe('health routes', () => {
   let server: TestServer;
@@ -22,7 +22,7 @@ describe('health routes', () => {
   });
 
   it('answers /healthz, and /readyz by whether MySQL answers', async () => {
-    const app = createApp({ pool, logger: captureLogs().logger });
+    const app = createRecordedApp({ pool, logger: captureLogs().logger });
     expect((await request(app).get('/healthz')).body).toEqual({
       code: 200,
       message: 'ok',
@@ -49,7 +49,7 @@ describe('health routes', () => {
   });
 
   it('answers unknown routes with a JSON 404', async () => {
-    const res = await request(createApp({ pool, logger: captureLogs().logger })).get(
+    const res = await request(createRecordedApp({ pool, logger: captureLogs().logger })).get(
       '/api/nothing',
     );
     expect(res.status).toBe(404);

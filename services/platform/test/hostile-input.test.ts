@@ -2,11 +2,11 @@ import { captureLogs } from '@svc/common/testing';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
 import {
   addMerchant,
   addOrder,
   addService,
+  createRecordedApp,
   createTestApp,
   orderInput,
   rowOf,
@@ -21,7 +21,7 @@ let merchantId: number;
 let serviceId: number;
 beforeAll(async () => {
   t = await createTestApp();
-  small = createApp({ pool: t.pool, logger: captureLogs().logger, bodyLimitKb: 1 });
+  small = createRecordedApp({ pool: t.pool, logger: captureLogs().logger, bodyLimitKb: 1 });
 });
 afterAll(async () => {
   await t.close();

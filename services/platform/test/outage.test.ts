@@ -8,9 +8,15 @@ import {
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
 import { migrationsDir } from '../src/migrations-dir.js';
-import { addMerchant, addOrder, addService, orderInput, serviceInput } from './support/test-app.js';
+import {
+  addMerchant,
+  addOrder,
+  addService,
+  createRecordedApp,
+  orderInput,
+  serviceInput,
+} from './support/test-app.js';
 
 const BOUND_MS = 5000;
 const DOWN = 'storage is unavailable';
@@ -26,7 +32,7 @@ beforeAll(async () => {
   const database = await createTestDatabase(server.url);
   pool = await createMysqlPool({ ...database.settings, connectTimeoutMs: 1000 });
   await migrate(pool, migrationsDir);
-  app = createApp({ pool, logger: logs.logger, queryTimeoutMs: 1500 });
+  app = createRecordedApp({ pool, logger: logs.logger, queryTimeoutMs: 1500 });
   const merchant = await addMerchant(app);
   const service = await addService(app, merchant);
   await addOrder(app, service);

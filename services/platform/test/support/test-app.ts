@@ -8,8 +8,15 @@ import {
 import { type CapturedLogs, captureLogs, createTestDatabase } from '@svc/common/testing';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApp } from '../../src/app.js';
+import { type AppDeps, createApp } from '../../src/app.js';
 import { migrationsDir } from '../../src/migrations-dir.js';
+import { recordResponses } from './response-recorder.js';
+
+/**
+ * The production app with a recorder of its JSON answers: after each test file,
+ * test/support/documented-responses.ts checks every answer against the document.
+ */
+export const createRecordedApp = (deps: AppDeps): Express => recordResponses(createApp(deps));
 
 export interface TestApp {
   app: Express;
@@ -28,7 +35,7 @@ export async function createTestApp(options: { bodyLimitKb?: number } = {}): Pro
   const pool = await createMysqlPool(database.settings);
   await migrate(pool, migrationsDir);
   const logs = captureLogs('platform-test');
-  const app = createApp({ pool, logger: logs.logger, ...options });
+  const app = createRecordedApp({ pool, logger: logs.logger, ...options });
   return {
     app,
     pool,

@@ -1,0 +1,215 @@
+import { readFile } from 'node:fs/promises';
+import { captureLogs } from '@svc/common/testing';
+import express from 'express';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createApp } from '../src/app.js';
+import {
+  documentFile,
+  documentText,
+  platformDocument,
+  platformOperations,
+} from '../src/openapi.js';
+import { registeredRoutes } from './support/registered-routes.js';
+import {
+  type RecordedResponse,
+  recordedResponses,
+  undocumentedResponses,
+} from './support/response-recorder.js';
+import { addMerchant, createTestApp, type TestApp } from './support/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** The document as a client receives it. */
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+
+const documented = platformOperations.map(({ method, path }) => ({ method, path }));
+
+/** Swagger UI's own files, served for the page at /docs, are not API routes. */
+const UI_ASSETS = [
+  { method: 'get', path: '/docs/' },
+  { method: 'get', path: '/docs/init.js' },
+];
+
+describe('GET /openapi.json and GET /docs', () => {
+  it('answers the OpenAPI 3.1 document', async () => {
+    const res = await request(t.app).get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual(plain(platformDocument));
+    expect(res.body).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'Platform service', version: '1.0.0' },
+    });
+  });
+
+  it('answers an HTML page that loads Swagger UI on the document', async () => {
+    const page = await request(t.app).get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('<div id="swagger-ui"></div>');
+    expect((await request(t.app).get('/docs/swagger-ui-bundle.js')).status).toBe(200);
+    expect((await request(t.app).get('/docs/init.js')).text).toContain("url: '/openapi.json'");
+  });
+
+  it('is committed as openapi.json exactly as generated (pnpm openapi)', async () => {
+    expect(await readFile(documentFile, 'utf8')).toBe(documentText(platformDocument));
+  });
+});
+
+describe('routes and document', () => {
+  it('documents every route the app registers, and nothing else', () => {
+    const registered = registeredRoutes(t.app);
+    const key = ({ method, path }: { method: string; path: string }) => `${method} ${path}`;
+    const undocumented = registered.filter(
+      (route) => !documented.some((doc) => key(doc) === key(route)),
+    );
+    expect(undocumented).toEqual(UI_ASSETS);
+    const unregistered = documented.filter(
+      (doc) => !registered.some((route) => key(route) === key(doc)),
+    );
+    expect(unregistered).toEqual([]);
+    expect(documented).toHaveLength(new Set(documented.map(key)).size);
+  });
+
+  it.each(documented)('serves $method $path', async ({ method, path }) => {
+    const id = await addMerchant(t.app);
+    const res = await request(t.app)[method as 'get' | 'post' | 'put'](
+      path.replace(':id', String(id)),
+    );
+    expect(res.status).not.toBe(404);
+    expect(res.body).not.toEqual({ code: 404, message: 'Not Found' });
+  });
+
+  it('gives each path parameter of a route to its operation', () => {
+    for (const { path, params } of platformOperations) {
+      const names = [...path.matchAll(/:(\w+)/g)].map((match) => match[1]);
+      expect(Object.keys(params?.shape ?? {}), path).toEqual(names);
+    }
+  });
+});
+
+/** The examples a schema carries in its metadata, its union members' included. */
+function examplesOf(schema: z.ZodType): { schema: z.ZodType; example: unknown }[] {
+  const own = ((schema.meta()?.examples as unknown[] | undefined) ?? []).map((example) => ({
+    schema,
+    example,
+  }));
+  const members = schema instanceof z.ZodUnion ? (schema.options as z.ZodType[]) : [];
+  return [...own, ...members.flatMap(examplesOf)];
+}
+
+describe('examples', () => {
+  it.each(platformOperations)('fit the schemas of $method $path', (operation) => {
+    if (operation.body) expect(operation.body.safeParse(operation.bodyExample).success).toBe(true);
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (!response.schema) continue;
+      const examples = examplesOf(response.schema);
+      if (response.example !== undefined) {
+        examples.push({ schema: response.schema, example: response.example });
+      }
+      if (operation.path.startsWith('/api') || operation.path.startsWith('/order')) {
+        expect(examples.length, `${status}`).toBeGreaterThan(0);
+      }
+      for (const { schema, example } of examples) {
+        expect(schema.safeParse(example).error, JSON.stringify(example)).toBeUndefined();
+        expect(response.schema.safeParse(example).success).toBe(true);
+      }
+    }
+  });
+});
+
+describe('response recorder', () => {
+  it('records the answers of the test app, with the route that sent them', async () => {
+    const before = recordedResponses().length;
+    await request(t.app).put('/api/merchant/approve/999999');
+    await request(t.app).delete('/api/merchant/list');
+    await request(t.app).get('/api/nothing');
+    expect(recordedResponses().slice(before)).toEqual([
+      {
+        method: 'PUT',
+        route: '/api/merchant/approve/:id',
+        status: 200,
+        body: { code: 404, msg: '商家不存在' },
+      },
+      {
+        method: 'DELETE',
+        route: '/api/merchant/list',
+        status: 405,
+        body: { code: 405, message: 'Method Not Allowed' },
+      },
+      { method: 'GET', status: 404, body: { code: 404, message: 'Not Found' } },
+    ]);
+  });
+
+  it('reports every answer the document does not describe', () => {
+    const answers: RecordedResponse[] = [
+      {
+        method: 'GET',
+        route: '/api/merchant/list',
+        status: 200,
+        body: { code: 200, message: '获取成功', data: [{ id: 1 }] },
+      },
+      {
+        method: 'GET',
+        route: '/api/merchant/list',
+        status: 200,
+        body: { code: 404, message: '获取失败', error: 'x' },
+      },
+      {
+        method: 'PUT',
+        route: '/api/service/publish/:id',
+        status: 200,
+        body: { code: 200, msg: '服务下架成功!' },
+      },
+      { method: 'POST', route: '/api/merchant/add', status: 201, body: { code: 200 } },
+      { method: 'POST', route: '/api/nothing', status: 200, body: {} },
+      { method: 'DELETE', route: '/api/merchant/list', status: 404, body: {} },
+      { method: 'GET', status: 200, body: {} },
+    ];
+    const problems = undocumentedResponses(platformOperations, answers);
+    expect(problems).toHaveLength(answers.length);
+    expect(problems[3]).toBe('POST /api/merchant/add HTTP 201: HTTP 201 is not documented');
+    expect(problems[4]).toBe(
+      'POST /api/nothing HTTP 200: the route /api/nothing is not documented',
+    );
+  });
+
+  it('accepts the answers the document describes', () => {
+    const answers: RecordedResponse[] = [
+      {
+        method: 'PUT',
+        route: '/api/service/unpublish/:id',
+        status: 200,
+        body: { code: 200, msg: '服务下架成功!' },
+      },
+      {
+        method: 'POST',
+        route: '/order/add',
+        status: 200,
+        body: { code: 413, message: '创建定单失败', error: 'request body is too large' },
+      },
+      {
+        method: 'POST',
+        route: '/api/order/list',
+        status: 405,
+        body: { code: 405, message: 'Method Not Allowed' },
+      },
+      { method: 'GET', status: 404, body: { code: 404, message: 'Not Found' } },
+    ];
+    expect(undocumentedResponses(platformOperations, answers)).toEqual([]);
+  });
+
+  it('is not part of the production app', () => {
+    const app = createApp({ pool: t.pool, logger: captureLogs().logger });
+    expect(app.response.json).toBe(express.response.json);
+    expect(t.app.response.json).not.toBe(express.response.json);
+  });
+});
