@@ -7,6 +7,17 @@ import type { SessionStore } from '../sessions/session-store.js';
 import { isWellFormedToken, md5Token, randomToken } from '../sessions/token.js';
 import type { LoginLimiter } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
+import {
+  FOUND,
+  LOGGED_IN,
+  LOGGED_OUT,
+  PASSWORD_CHANGED,
+  REGISTERED,
+  TOO_MANY_FAILURES,
+  USERNAME_TAKEN,
+  WRONG_CREDENTIALS,
+  WRONG_OLD_PASSWORD,
+} from './user.messages.js';
 import type { UserRepository, UserRow } from './user.repository.js';
 import { changePasswordBody, loginBody, parseBody, registerBody } from './user.schema.js';
 
@@ -16,9 +27,6 @@ export interface UserHandlerDeps {
   limiter: LoginLimiter;
   settings: Pick<AuthSettings, 'tokenTtl' | 'passwordRehash'>;
 }
-
-const WRONG_CREDENTIALS = '用户名或密码错误';
-const TOO_MANY_FAILURES = '登录失败次数过多,请稍后再试';
 
 /** Any Redis failure is an outage to the client: 503, never a 401. */
 async function redis<T>(command: Promise<T>): Promise<T> {
@@ -69,8 +77,8 @@ export function createUserHandlers({
   const register: RequestHandler = async (req, res) => {
     const { username, password } = parseBody(registerBody, req.body);
     const id = await users.insert(username, await hashPassword(password));
-    if (id === undefined) throw new AppError(409, '用户名已存在');
-    res.json(messageBody(200, '注册成功', { id, username }));
+    if (id === undefined) throw new AppError(409, USERNAME_TAKEN);
+    res.json(messageBody(200, REGISTERED, { id, username }));
   };
 
   const login: RequestHandler = async (req, res) => {
@@ -86,7 +94,7 @@ export function createUserHandlers({
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
     await redis(sessions.create(token, user.username, settings.tokenTtl));
-    res.json(messageBody(200, '登录成功', { token, expiresIn: settings.tokenTtl }));
+    res.json(messageBody(200, LOGGED_IN, { token, expiresIn: settings.tokenTtl }));
   };
 
   const status: RequestHandler = async (req, res) => {
@@ -98,17 +106,17 @@ export function createUserHandlers({
     const data = session
       ? { loggedIn: true, username: session.username, expiresIn: session.expiresIn }
       : { loggedIn: false };
-    res.json(messageBody(200, '获取成功', data));
+    res.json(messageBody(200, FOUND, data));
   };
 
   const me: RequestHandler = (req, res) => {
-    res.json(messageBody(200, '获取成功', { username: sessionOf(req).username }));
+    res.json(messageBody(200, FOUND, { username: sessionOf(req).username }));
   };
 
   const logout: RequestHandler = async (req, res) => {
     const { token, username } = sessionOf(req);
     await redis(sessions.revoke(token, username));
-    res.json(messageBody(200, '已退出登录'));
+    res.json(messageBody(200, LOGGED_OUT));
   };
 
   const changePassword: RequestHandler = async (req, res) => {
@@ -122,12 +130,12 @@ export function createUserHandlers({
       throw new AppError(401, INVALID_TOKEN_MESSAGE);
     }
     const verdict = await verifyPassword(oldPassword, user.password);
-    if (!verdict.ok) throw new AppError(400, '原密码错误');
+    if (!verdict.ok) throw new AppError(400, WRONG_OLD_PASSWORD);
 
     await redis(limiter.reset(username, clientAddress(req)));
     await users.updatePassword(user.id, await hashPassword(newPassword));
     await redis(sessions.revokeAll(user.username, token));
-    res.json(messageBody(200, '密码修改成功,请重新登录'));
+    res.json(messageBody(200, PASSWORD_CHANGED));
   };
 
   return { register, login, status, me, logout, changePassword };

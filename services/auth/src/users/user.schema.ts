@@ -1,5 +1,6 @@
 import { AppError } from '@svc/common';
 import { z } from 'zod';
+import { NOT_AN_OBJECT } from './user.messages.js';
 
 /** Characters as a person counts them (code points), not UTF-16 units. */
 function length(value: string): number {
@@ -13,9 +14,14 @@ function text(label: string) {
 }
 
 function sized(label: string, min: number, max: number) {
-  return text(label).refine(
-    (value) => length(value) >= min && length(value) <= max,
-    `${label}须为${min}到${max}个字符`,
+  return (
+    text(label)
+      .refine(
+        (value) => length(value) >= min && length(value) <= max,
+        `${label}须为${min}到${max}个字符`,
+      )
+      // A refinement has no JSON Schema form; minLength and maxLength count code points too.
+      .meta({ minLength: min, maxLength: max })
   );
 }
 
@@ -42,7 +48,7 @@ export const changePasswordBody = z.object({
  */
 export function parseBody<S extends z.ZodObject>(schema: S, body: unknown): z.infer<S> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError(400, 'body: 请求体须为JSON对象');
+    throw new AppError(400, NOT_AN_OBJECT);
   }
   const result = schema.safeParse(body);
   if (result.success) return result.data;
