@@ -1,5 +1,6 @@
 import {
   createBaseApp,
+  docsRouter,
   errorHandler,
   healthRouter,
   type Logger,
@@ -9,6 +10,7 @@ import {
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { type AuthSettings, defaultSettings } from './config.js';
+import { openApiDocument } from './openapi.js';
 import { userRouter } from './users/user.routes.js';
 
 export interface AppDeps {
@@ -32,6 +34,7 @@ export function createApp({ pool, redis, logger, bodyLimitKb, settings }: AppDep
   app.set('trust proxy', resolved.trustProxy);
   app.use(healthRouter({ redis: () => redis.ping(), mysql: () => pool.query('SELECT 1') }));
   app.use(userRouter({ pool, redis, settings: resolved }));
+  app.use(docsRouter(openApiDocument));
   app.use(notFound());
   app.use(errorHandler());
   return app;

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import {
+  type AuthOperationDoc,
+  bodyParserFailures,
+  failure,
+  storeUnavailable,
+  success,
+} from '../response-docs.js';
+import {
+  FOUND,
+  LOGGED_IN,
+  LOGGED_OUT,
+  PASSWORD_CHANGED,
+  REGISTERED,
+  USERNAME_TAKEN,
+  WRONG_CREDENTIALS,
+  WRONG_OLD_PASSWORD,
+} from './user.messages.js';
+import {
+  guardFailure,
+  invalidBody,
+  issuedToken,
+  locked,
+  sessionStatus,
+  username,
+} from './user.responses.js';
+import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
+
+const TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+
+export const userDocs: AuthOperationDoc[] = [
+  {
+    method: 'post',
+    path: '/api/user/register',
+    summary: 'Create an account',
+    tags: ['user'],
+    body: registerBody,
+    bodyExample: { username: 'alice', password: 'correct-horse' },
+    responses: {
+      200: success('The account exists.', REGISTERED, {
+        schema: z.strictObject({ id: z.int().positive(), username }),
+        example: { id: 1, username: 'alice' },
+      }),
+      400: invalidBody(registerBody, [{ username: 'a', password: 'correct-horse' }]),
+      409: failure('The username is taken, in any letter case.', 409, USERNAME_TAKEN),
+      ...bodyParserFailures,
+      503: storeUnavailable,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/user/login',
+    summary: 'Log in and get a session token',
+    tags: ['user'],
+    body: loginBody,
+    bodyExample: { username: 'alice', password: 'correct-horse' },
+    responses: {
+      200: success('A new session; send its token as `Authorization: Bearer <token>`.', LOGGED_IN, {
+        schema: issuedToken,
+        example: { token: TOKEN, expiresIn: 3600 },
+      }),
+      400: invalidBody(loginBody, [{ username: 'alice' }]),
+      401: failure('Unknown username or wrong password.', 401, WRONG_CREDENTIALS),
+      ...bodyParserFailures,
+      429: locked,
+      503: storeUnavailable,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/user/status',
+    summary: 'Whether the request carries a live session',
+    tags: ['user'],
+    token: 'optional',
+    responses: {
+      200: success('`loggedIn: false` without a token or without a live session.', FOUND, {
+        schema: sessionStatus,
+        example: { loggedIn: true, username: 'alice', expiresIn: 3597 },
+      }),
+      503: storeUnavailable,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/user/me',
+    summary: 'The owner of the session',
+    tags: ['user'],
+    token: 'required',
+    responses: {
+      200: success('The session is live.', FOUND, {
+        schema: z.strictObject({ username }),
+        example: { username: 'alice' },
+      }),
+      401: guardFailure,
+      503: storeUnavailable,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/user/logout',
+    summary: 'End the session of this token',
+    tags: ['user'],
+    token: 'required',
+    responses: {
+      200: success('The session has ended.', LOGGED_OUT),
+      401: guardFailure,
+      503: storeUnavailable,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/user/change-password',
+    summary: "Change the password and end the user's sessions",
+    tags: ['user'],
+    token: 'required',
+    body: changePasswordBody,
+    bodyExample: { oldPassword: 'correct-horse', newPassword: 'battery-staple' },
+    responses: {
+      200: success('Changed; log in again with the new password.', PASSWORD_CHANGED),
+      400: invalidBody(
+        changePasswordBody,
+        [{ oldPassword: 'correct-horse', newPassword: 'short' }],
+        WRONG_OLD_PASSWORD,
+      ),
+      401: guardFailure,
+      ...bodyParserFailures,
+      429: locked,
+      503: storeUnavailable,
+    },
+  },
+];
