@@ -1,6 +1,5 @@
 import { connectRedis, createMysqlPool, type Pool } from '@svc/common';
 import {
-  captureLogs,
   createTestDatabase,
   createTestRedis,
   startRedisServer,
@@ -9,7 +8,7 @@ import {
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
+import { buildApp } from './support.js';
 
 describe('health routes', () => {
   let redisServer: TestServer;
@@ -27,7 +26,7 @@ describe('health routes', () => {
   });
 
   it('answers /healthz, and /readyz naming the store that does not answer', async () => {
-    const app = createApp({ pool, redis, logger: captureLogs().logger });
+    const { app } = buildApp({ pool, redis });
     expect((await request(app).get('/healthz')).body).toEqual({
       code: 200,
       message: 'ok',
@@ -56,9 +55,7 @@ describe('health routes', () => {
   it('answers unknown routes with a JSON 404', async () => {
     const testRedis = await createTestRedis();
     expect(testRedis.settings.db).toBeGreaterThan(0);
-    const res = await request(createApp({ pool, redis, logger: captureLogs().logger })).get(
-      '/api/nothing',
-    );
+    const res = await request(buildApp({ pool, redis }).app).get('/api/nothing');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ code: 404, message: 'Not Found' });
   });

@@ -9,10 +9,10 @@ import {
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import {
   bearer,
+  buildApp,
   INVALID_TOKEN,
   login,
   NO_TOKEN,
@@ -28,12 +28,12 @@ describe('Redis unavailable', () => {
   let redis: Redis;
   let stores: Stores;
   const logs = captureLogs('auth');
-  let app: ReturnType<typeof createApp>;
+  let app: ReturnType<typeof buildApp>['app'];
   beforeAll(async () => {
     redisServer = await startRedisServer();
     stores = await openStores();
     redis = await connectRedis({ url: redisServer.url, host: '', port: 0, db: 0 }, logs.logger);
-    app = createApp({ pool: stores.pool, redis, logger: logs.logger });
+    app = buildApp({ pool: stores.pool, redis }, {}, logs).app;
   });
   afterAll(async () => {
     redis.disconnect();
@@ -136,14 +136,14 @@ describe('MySQL unavailable', () => {
   let mysqlServer: TestServer;
   let pool: Pool;
   let stores: Stores;
-  let app: ReturnType<typeof createApp>;
+  let app: ReturnType<typeof buildApp>['app'];
   beforeAll(async () => {
     mysqlServer = await startMariaDbServer();
     stores = await openStores();
     const database = await createTestDatabase(mysqlServer.url);
     pool = await createMysqlPool(database.settings);
     await migrate(pool, migrationsDir);
-    app = createApp({ pool, redis: stores.redis, logger: captureLogs().logger });
+    app = buildApp({ pool, redis: stores.redis }).app;
   });
   afterAll(async () => {
     await pool.end();

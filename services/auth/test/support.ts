@@ -14,6 +14,7 @@ import { createApp } from '../src/app.js';
 import type { AuthSettings } from '../src/config.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import type { TokenScheme } from '../src/sessions/token.js';
+import { recordResponses } from './response-recorder.js';
 
 export const SCHEMES: TokenScheme[] = ['random', 'md5'];
 export const UNAVAILABLE = { code: 503, message: '服务暂不可用,请稍后重试' };
@@ -50,12 +51,18 @@ export interface TestApp {
   logs: CapturedLogs;
 }
 
+/**
+ * The real app on the given stores. Every JSON answer it gives is recorded and,
+ * after the file's tests, checked against the OpenAPI document
+ * (`documented-responses.ts`).
+ */
 export function buildApp(
   stores: Pick<Stores, 'pool' | 'redis'>,
   settings?: Partial<AuthSettings>,
+  logs: CapturedLogs = captureLogs('auth'),
 ): TestApp {
-  const logs = captureLogs('auth');
-  return { app: createApp({ ...stores, logger: logs.logger, settings }), logs };
+  const app = createApp({ ...stores, logger: logs.logger, settings });
+  return { app: recordResponses(app), logs };
 }
 
 /** A name no other test of the run uses, within the 32-character rule. */
