@@ -1,6 +1,5 @@
 import {
   createTestDatabase,
-  createTestRedis,
   startMariaDbServer,
   startRedisServer,
   type TestServer,
