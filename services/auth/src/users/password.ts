@@ -1,4 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { md5Hex } from '../sessions/token.js';
 
 /**
@@ -24,12 +25,37 @@ interface ScryptHash {
   hash: Buffer;
 }
 
+/*
+ * Each scrypt keeps a core busy for tens of milliseconds. Left to the thread
+ * pool, a storm of logins would take every core and slow every guarded request
+ * with it; at most this many run at once, and the rest wait their turn.
+ */
+const HASH_SLOTS = Math.max(1, availableParallelism() - 1);
+let hashing = 0;
+const waiting: (() => void)[] = [];
+
+async function inHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (hashing < HASH_SLOTS) hashing++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await work();
+  } finally {
+    // The slot passes straight to the next waiter, or is given back.
+    const next = waiting.shift();
+    if (next) next();
+    else hashing--;
+  }
+}
+
 /** Async on purpose: scrypt runs on the thread pool, never blocking other requests. */
 function derive(password: string, salt: Buffer, length: number, cost: ScryptHash['cost']) {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
-  return new Promise<Buffer>((resolve, reject) => {
-    scrypt(password, salt, length, options, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+  return inHashSlot(
+    () =>
+      new Promise<Buffer>((resolve, reject) => {
+        scrypt(password, salt, length, options, (err, key) => (err ? reject(err) : resolve(key)));
+      }),
+  );
 }
 
 function parseScrypt(stored: string): ScryptHash | undefined {
