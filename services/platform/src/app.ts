@@ -10,6 +10,7 @@ import {
 import type { Express } from 'express';
 import { createDatabase } from './db/database.js';
 import { holdBodyErrors, renderFailure } from './http/failure.js';
+import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
 import { merchantRoutes } from './merchants/merchant.routes.js';
 import { platformDocument } from './openapi.js';
@@ -30,6 +31,7 @@ export function createApp({ pool, logger, bodyLimitKb, queryTimeoutMs }: AppDeps
   const db = createDatabase(pool, queryTimeoutMs);
   const app = createBaseApp({ logger, bodyLimitKb });
   app.use(holdBodyErrors);
+  app.use(undecodableSegmentsLiterally);
   app.use(healthRouter({ mysql: () => db.select('SELECT 1') }));
   app.use(merchantRoutes(merchantRepository(db)));
   app.use(serviceRoutes(serviceRepository(db)));

@@ -167,9 +167,16 @@ describe('SQL-injection-shaped input', () => {
 
   it.each(
     PUT_ROUTES.flatMap((route) =>
-      ['1%20OR%201%3D1', '1%3B%20DROP%20TABLE%20merchants', "1'--", '1)', '0x1'].map((id) =>
-        route.replace(':id', id),
-      ),
+      [
+        '1%20OR%201%3D1',
+        '1%3B%20DROP%20TABLE%20merchants',
+        "1'--",
+        '1)',
+        '0x1',
+        '%ff',
+        '1%',
+        '%E4%BF',
+      ].map((id) => route.replace(':id', id)),
     ),
   )('rejects the path %s with code 400, changing nothing', async (path) => {
     const res = await request(t.app).put(path);
@@ -317,6 +324,22 @@ describe('paths and methods', () => {
     expect(res.headers.allow).toBe(allow);
     expect(await t.counts()).toEqual(SEEDED);
     expect((await rowOf(t.pool, 'merchants', merchantId)).status).toBe(0);
+  });
+
+  it('answers a path segment that is not valid percent-encoding on its route, not before', async () => {
+    const put = await request(t.app).put('/api/service/publish/%ff?x=%ff');
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({
+      code: 400,
+      msg: '服务器出错',
+      error: 'id must be a positive integer',
+    });
+    const get = await request(t.app).get('/api/merchant/approve/%');
+    expect(get.status).toBe(405);
+    expect(get.body).toEqual({ code: 405, message: 'Method Not Allowed' });
+    const unknown = await request(t.app).get('/api/nothing/%ff');
+    expect(unknown.status).toBe(404);
+    expect((await rowOf(t.pool, 'services', serviceId)).status).toBe(0);
   });
 
   it('answers a CORS preflight from any origin', async () => {
