@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { captureLogs } from '@svc/common/testing';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -244,6 +245,26 @@ describe.each(POST_ROUTES)(
         .send(JSON.stringify(body()));
       expect(res.body).toEqual(failure(415, 'request body encoding is not supported'));
       expect(await t.counts()).toEqual(SEEDED);
+    });
+
+    it('reads a gzip body, and answers one that is not gzip with code 400, writing nothing', async () => {
+      const gzipped = await request(t.app)
+        .post(path)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send(body())
+        .serialize((value) => gzipSync(JSON.stringify(value)) as unknown as string);
+      expect(gzipped.body.code).toBe(200);
+      const broken = await request(t.app)
+        .post(path)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send(JSON.stringify(body()));
+      expect(broken.status).toBe(200);
+      expect(broken.body).toEqual(
+        failure(400, 'request body does not decode with its Content-Encoding'),
+      );
+      expect(await t.counts()).toEqual({ ...SEEDED, [table]: SEEDED.merchants + 1 });
     });
 
     it('names every missing field when no body is sent', async () => {

@@ -1,4 +1,5 @@
 import {
+  AppError,
   type FailureRenderer,
   messageBody,
   messageError,
@@ -71,12 +72,18 @@ const BODY_ERROR = 'bodyError';
 /**
  * Body parsing runs before routing, so its errors are held until a route
  * matches: a broken body then gets that route's envelope, and on a path no
- * route answers the 404 wins.
+ * route answers the 404 wins. The parser names each error with a `type`,
+ * except a body its Content-Encoding does not decode (gzip that is not gzip).
  */
 export const holdBodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
   const { type, status } = (err ?? {}) as { type?: unknown; status?: unknown };
-  if (typeof type === 'string' && typeof status === 'number' && status < 500) {
-    res.locals[BODY_ERROR] = err;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    res.locals[BODY_ERROR] =
+      typeof type === 'string'
+        ? err
+        : new AppError(400, 'request body does not decode with its Content-Encoding', undefined, {
+            cause: err,
+          });
     next();
   } else {
     next(err);
