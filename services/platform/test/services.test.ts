@@ -236,6 +236,8 @@ describe('GET /api/service/list', () => {
     expect(await list('?category=garden')).toEqual([]);
     expect(await list(`?category=${encodeURIComponent('维')}`)).toEqual([]);
     expect(await list('?category=nothing')).toEqual([]);
+    expect(await list('?category=Garden%20')).toEqual([]);
+    expect(await list(`?category=${encodeURIComponent('保洁  ')}&page=1`)).toEqual([]);
     for (const all of ['?category=all', '?category=', '', '?t=123']) {
       expect(await list(all)).toEqual([clean, fix, home, latin]);
     }

@@ -12,10 +12,17 @@ const SELECT_ROWS = `
          s.create_time, m.name AS merchant_name
   FROM services s LEFT JOIN merchants m ON m.id = s.merchant_id`;
 
+/**
+ * `=` on a PAD SPACE collation (utf8mb4_bin included) ignores trailing spaces,
+ * so equal byte lengths make the match exact; the index still serves `=`.
+ */
 function where(category: string | undefined) {
   return category === undefined
     ? { sql: '', values: [] }
-    : { sql: ' WHERE s.category = ?', values: [category] };
+    : {
+        sql: ' WHERE s.category = ? AND OCTET_LENGTH(s.category) = OCTET_LENGTH(?)',
+        values: [category, category],
+      };
 }
 
 export function serviceRepository(db: Database) {
