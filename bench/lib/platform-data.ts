@@ -1,3 +1,5 @@
+import type { MysqlSettings } from '@svc/common';
+import { mysqlSettingsFromUrl } from '@svc/common/testing';
 import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise';
 
 export const MERCHANTS = 100;
@@ -5,21 +7,11 @@ export const SERVICES = 2000;
 const CATEGORIES = ['家政', '维修', '保洁'];
 const BATCH = 5000;
 
-export interface MysqlServer {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-}
+export type MysqlServer = Omit<MysqlSettings, 'database'>;
 
 export function mysqlServerFrom(url: string): MysqlServer {
-  const parsed = new URL(url);
-  return {
-    host: parsed.hostname,
-    port: Number(parsed.port || 3306),
-    user: decodeURIComponent(parsed.username || 'root'),
-    password: decodeURIComponent(parsed.password),
-  };
+  const { database: _none, ...server } = mysqlSettingsFromUrl(url, '');
+  return server;
 }
 
 /** The old server's schema: the spec's tables, keys and foreign keys, nothing more. */

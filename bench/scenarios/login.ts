@@ -1,10 +1,9 @@
 import { join } from 'node:path';
+import { mysqlSettingsFromUrl, mysqlVariables } from '@svc/common/testing';
 import { load } from '../lib/load.js';
-import { mysqlServerFrom } from '../lib/platform-data.js';
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { repoRoot, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
-import { mysqlEnv } from './platform-lists.js';
 
 const USER = { username: 'bench-login', password: 'bench-login-password' };
 const GUARDED_CONNECTIONS = 16;
@@ -15,7 +14,7 @@ async function startAuth(settings: BenchSettings, scheme: 'random' | 'md5') {
     script: join(repoRoot, 'services/auth/dist/main.js'),
     port: 18_091,
     env: {
-      ...mysqlEnv(mysqlServerFrom(settings.mysqlUrl), 'bench_auth'),
+      ...mysqlVariables(mysqlSettingsFromUrl(settings.mysqlUrl, 'bench_auth')),
       REDIS_URL: settings.redisUrl,
       TOKEN_SCHEME: scheme,
       // One bench client logs in as one user from one address, in parallel.

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { mysqlVariables } from '@svc/common/testing';
 import { load } from '../lib/load.js';
 import {
   copyToLegacy,
@@ -16,22 +17,12 @@ const ORDERS = 100_000;
 const OURS = `bench_platform_${ORDERS}`;
 const LEGACY = `bench_legacy_${ORDERS}`;
 
-export function mysqlEnv(server: MysqlServer, database: string): Record<string, string> {
-  return {
-    MYSQL_HOST: server.host,
-    MYSQL_PORT: String(server.port),
-    MYSQL_USER: server.user,
-    MYSQL_PASSWORD: server.password,
-    MYSQL_DATABASE: database,
-  };
-}
-
 /** Starts the platform service on `database`; its start applies the migrations. */
 export function startPlatform(server: MysqlServer, database: string, port: number) {
   return startServer({
     script: join(repoRoot, 'services/platform/dist/main.js'),
     port,
-    env: mysqlEnv(server, database),
+    env: mysqlVariables({ ...server, database }),
   });
 }
 
@@ -122,7 +113,7 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
     script: join(repoRoot, 'bench/apps/legacy-platform.ts'),
     typescript: true,
     port: 18_082,
-    env: mysqlEnv(server, LEGACY),
+    env: mysqlVariables({ ...server, database: LEGACY }),
   });
   const rows: ResultRow[] = [];
   try {

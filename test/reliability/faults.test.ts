@@ -1,12 +1,12 @@
 import {
   createTestDatabase,
+  mysqlVariables,
   startMariaDbServer,
   startRedisServer,
   type TestServer,
 } from '@svc/common/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './support/service-process.js';
-import { mysqlVariables } from './support/stores.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,11 @@
-import { createTestDatabase, createTestRedis, startRedisServer } from '@svc/common/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  mysqlVariables,
+  startRedisServer,
+} from '@svc/common/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './support/service-process.js';
-import { mysqlVariables } from './support/stores.js';
 
 let running: ServiceProcess[] = [];
 afterEach(async () => {

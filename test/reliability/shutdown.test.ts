@@ -1,11 +1,10 @@
 import { createMysqlPool, type Pool, type RowDataPacket } from '@svc/common';
-import { createTestDatabase, createTestRedis } from '@svc/common/testing';
+import { createTestDatabase, createTestRedis, mysqlVariables } from '@svc/common/testing';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completedIds, loadWhile } from './support/load.js';
 import type { Outcome } from './support/requests.js';
 import { logEntries, type ServiceProcess, startService } from './support/service-process.js';
-import { mysqlVariables } from './support/stores.js';
 
 const GRACE_MS = 5000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,8 +1,7 @@
-import { createTestDatabase, createTestRedis } from '@svc/common/testing';
+import { createTestDatabase, createTestRedis, mysqlVariables } from '@svc/common/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { median, rssMb, slopePerMinute } from './support/memory.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
-import { mysqlVariables } from './support/stores.js';
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
 const SAMPLE_EVERY_MS = 5000;

@@ -5,6 +5,7 @@ export {
   createTestDatabase,
   createTestRedis,
   mysqlSettingsFromUrl,
+  mysqlVariables,
   type TestDatabase,
   type TestRedis,
 } from './stores.js';

@@ -25,6 +25,17 @@ function serverUrl(variable: 'TEST_MYSQL_URL' | 'TEST_REDIS_URL'): string {
   return url;
 }
 
+/** The MYSQL_* variables that point a service process at these settings. */
+export function mysqlVariables(settings: MysqlSettings): Record<string, string> {
+  return {
+    MYSQL_HOST: settings.host,
+    MYSQL_PORT: String(settings.port),
+    MYSQL_USER: settings.user,
+    MYSQL_PASSWORD: settings.password,
+    MYSQL_DATABASE: settings.database,
+  };
+}
+
 export interface TestDatabase {
   settings: MysqlSettings;
   drop(): Promise<void>;
