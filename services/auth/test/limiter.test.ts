@@ -56,6 +56,21 @@ describe('failed-login limiter with the contract defaults (5 in 15 minutes, 15 m
     expect(res.body).toEqual(TOO_MANY);
   });
 
+  it('counts a name holding a lone surrogate like any unknown name, not as a store outage', async () => {
+    // JSON text may escape half of a surrogate pair: a string, but not valid Unicode.
+    const raw = `{"username":"${uniqueName('ghost')}\\ud800","password":"x"}`;
+    const send = () =>
+      request(app).post('/api/user/login').set('Content-Type', 'application/json').send(raw);
+    for (let i = 0; i < 5; i++) {
+      const res = await send();
+      expect(res.status, `attempt ${i + 1}`).toBe(401);
+      expect(res.body).toEqual(WRONG_CREDENTIALS);
+    }
+    const res = await send();
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual(TOO_MANY);
+  });
+
   it('starts over after a success', async () => {
     const { username, password } = await registerUser(app);
     for (let round = 0; round < 2; round++) {

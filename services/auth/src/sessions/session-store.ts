@@ -21,9 +21,16 @@ export function defaultKeyPrefix(scheme: TokenScheme): string {
   return scheme === 'md5' ? '' : DEFAULT_RANDOM_PREFIX;
 }
 
-/** The username is URI-encoded, so the first `:` after it starts the address. */
+// Half of a surrogate pair, alone. JSON may carry one, and encodeURIComponent throws on it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The username is URI-encoded, so the first `:` after it starts the address. A
+ * lone surrogate counts as U+FFFD, as it does in MySQL and in a password hash.
+ */
 export function loginFailuresKey(username: string, address: string): string {
-  return `${LOGIN_FAILURES_PREFIX}${encodeURIComponent(username.toLowerCase())}:${address}`;
+  const name = username.toLowerCase().replace(LONE_SURROGATE, '\ufffd');
+  return `${LOGIN_FAILURES_PREFIX}${encodeURIComponent(name)}:${address}`;
 }
 
 export interface SessionStoreOptions {
