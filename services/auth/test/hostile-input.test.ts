@@ -60,6 +60,23 @@ describe('hostile input', () => {
     }
   });
 
+  it.each([
+    ['get', '/api/user/status'],
+    ['get', '/api/user/me'],
+    ['post', '/api/user/logout'],
+  ] as const)(
+    '%s %s takes no body, yet refuses one sent as JSON that is not JSON',
+    async (method, route) => {
+      const res = await request(app)
+        [method](route)
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send('{"username": "a",');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(NOT_JSON);
+    },
+  );
+
   it.each(ROUTES)(
     '%s: a body that is not a JSON object gets 400 naming the body',
     async (route) => {

@@ -22,6 +22,7 @@ import {
   issuedToken,
   locked,
   sessionStatus,
+  strayBody,
   username,
 } from './user.responses.js';
 import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
@@ -77,6 +78,8 @@ export const userDocs: AuthOperationDoc[] = [
         schema: sessionStatus,
         example: { loggedIn: true, username: 'alice', expiresIn: 3597 },
       }),
+      400: strayBody,
+      ...bodyParserFailures,
       503: storeUnavailable,
     },
   },
@@ -91,7 +94,9 @@ export const userDocs: AuthOperationDoc[] = [
         schema: z.strictObject({ username }),
         example: { username: 'alice' },
       }),
+      400: strayBody,
       401: guardFailure,
+      ...bodyParserFailures,
       503: storeUnavailable,
     },
   },
@@ -103,7 +108,9 @@ export const userDocs: AuthOperationDoc[] = [
     token: 'required',
     responses: {
       200: success('The session has ended.', LOGGED_OUT),
+      400: strayBody,
       401: guardFailure,
+      ...bodyParserFailures,
       503: storeUnavailable,
     },
   },

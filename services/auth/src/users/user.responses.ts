@@ -38,6 +38,18 @@ export function invalidBody(schema: z.ZodObject, badBodies: unknown[], also?: st
   };
 }
 
+/**
+ * The JSON parser runs before every route, so a route that takes no body still
+ * refuses a body sent as JSON that is not JSON; the message names `body`.
+ */
+export const strayBody: ResponseDoc = {
+  description:
+    'The route takes no body, but a body sent with a JSON content type must be JSON: the ' +
+    'message names `body`. Without a body, or with another content type, this never happens.',
+  schema: envelope(400, namingOneOf([]).meta({ examples: [NOT_JSON] })),
+  example: { code: 400, message: NOT_JSON },
+};
+
 /** The guard's answers. */
 export const guardFailure = failure(
   `No token (\`${NO_TOKEN_MESSAGE}\`), or no live session for it (\`${INVALID_TOKEN_MESSAGE}\`).`,
