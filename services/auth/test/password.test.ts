@@ -17,6 +17,19 @@ describe('password hashing', () => {
     expect(await verifyPassword('', stored)).toEqual({ ok: false, needsRehash: false });
   });
 
+  it('tells a password from the same password with NUL characters after it', async () => {
+    // scrypt keys an HMAC with the password, and HMAC pads a short key with zero bytes.
+    const variants = ['pw-12345', 'pw-12345\u0000', 'pw-12345\u0000\u0000'];
+    for (const password of variants) {
+      const stored = await hashPassword(password);
+      expect(await verifyPassword(password, stored)).toEqual({ ok: true, needsRehash: false });
+      for (const other of variants.filter((variant) => variant !== password)) {
+        const verdict = await verifyPassword(other, stored);
+        expect(verdict.ok, JSON.stringify({ password, other })).toBe(false);
+      }
+    }
+  });
+
   it('verifies a hash stored with other parameters and asks for a rehash when they are weaker', async () => {
     const stored = await hashPassword('pw');
     const [, , , , salt] = stored.split('$');

@@ -47,13 +47,27 @@ async function inHashSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * What scrypt gets of a password. scrypt keys an HMAC with it, and HMAC pads a
+ * short key with zero bytes, so `pw` and `pw\0` would hash alike. UTF-8 whose
+ * last byte is zero gets 0xFF appended, a byte UTF-8 never holds: the mapping
+ * stays one-to-one, and every other password hashes exactly as before.
+ */
+function passwordBytes(password: string): Buffer {
+  const bytes = Buffer.from(password, 'utf8');
+  return bytes.at(-1) === 0 ? Buffer.concat([bytes, Buffer.from([0xff])]) : bytes;
+}
+
 /** Async on purpose: scrypt runs on the thread pool, never blocking other requests. */
 function derive(password: string, salt: Buffer, length: number, cost: ScryptHash['cost']) {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
+  const key = passwordBytes(password);
   return inHashSlot(
     () =>
       new Promise<Buffer>((resolve, reject) => {
-        scrypt(password, salt, length, options, (err, key) => (err ? reject(err) : resolve(key)));
+        scrypt(key, salt, length, options, (err, derived) =>
+          err ? reject(err) : resolve(derived),
+        );
       }),
   );
 }
