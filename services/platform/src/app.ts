@@ -9,6 +9,7 @@ import {
 } from '@svc/common';
 import type { Express } from 'express';
 import { createDatabase } from './db/database.js';
+import { adminGuard } from './http/admin-token.js';
 import { holdBodyErrors, renderFailure } from './http/failure.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
@@ -25,17 +26,21 @@ export interface AppDeps {
   bodyLimitKb?: number;
   /** Bounds every query, so a stuck server cannot hold a request. */
   queryTimeoutMs?: number;
+  /** PLATFORM_ADMIN_TOKEN: the administrator routes then take it as a Bearer token. */
+  adminToken?: string;
 }
 
-export function createApp({ pool, logger, bodyLimitKb, queryTimeoutMs }: AppDeps): Express {
+export function createApp(deps: AppDeps): Express {
+  const { pool, logger, bodyLimitKb, queryTimeoutMs, adminToken } = deps;
   const db = createDatabase(pool, queryTimeoutMs);
+  const guard = adminGuard(adminToken);
   const app = createBaseApp({ logger, bodyLimitKb });
   app.use(holdBodyErrors);
   app.use(undecodableSegmentsLiterally);
   app.use(healthRouter({ mysql: () => db.select('SELECT 1') }));
-  app.use(merchantRoutes(merchantRepository(db)));
-  app.use(serviceRoutes(serviceRepository(db)));
-  app.use(orderRoutes(orderRepository(db)));
+  app.use(merchantRoutes(merchantRepository(db), guard));
+  app.use(serviceRoutes(serviceRepository(db), guard));
+  app.use(orderRoutes(orderRepository(db), guard));
   app.use(docsRouter(platformDocument));
   app.use(notFound(renderFailure));
   app.use(errorHandler(renderFailure));

@@ -1,10 +1,23 @@
 import { httpEnv, intVar, loadConfig, mysqlEnv } from '@svc/common';
 import { z } from 'zod';
 
+/**
+ * A Bearer token as RFC 6750 writes it (b64token): what `openssl rand -hex 32`
+ * or base64 give. A token with spaces at its ends or other characters could
+ * never arrive intact in an Authorization header.
+ */
+const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
+
 export const configSchema = z.object({
   ...httpEnv(8080),
   ...mysqlEnv('life_service'),
   MYSQL_QUERY_TIMEOUT_MS: intVar(5000, 100, 600_000),
+  /** Unset or empty: the administrator routes are open, as the spec has them. */
+  PLATFORM_ADMIN_TOKEN: z
+    .string()
+    .min(16, 'expected at least 16 characters')
+    .regex(B64TOKEN, 'expected only A-Z a-z 0-9 - . _ ~ + / and = at the end')
+    .optional(),
 });
 
 export type PlatformConfig = z.infer<typeof configSchema>;

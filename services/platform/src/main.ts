@@ -22,9 +22,11 @@ await runService('platform', async () => {
     logger,
     bodyLimitKb: config.BODY_LIMIT_KB,
     queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
+    adminToken: config.PLATFORM_ADMIN_TOKEN,
   });
   const server = app.listen(config.PORT, config.HOST, () => {
-    logger.info({ port: config.PORT, host: config.HOST }, 'platform listening');
+    const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
+    logger.info({ port: config.PORT, host: config.HOST, adminRoutes }, 'platform listening');
   });
   onShutdownSignals(
     shutdownGracefully(server, {

@@ -1,8 +1,16 @@
 import { AppError, type OperationDoc, type ResponseDoc } from '@svc/common';
 import { type RequestHandler, Router } from 'express';
 import { z } from 'zod';
+import { ADMIN_TOKEN_REQUIRED } from './admin-token.js';
 import { methodNotAllowedBody } from './envelopes.js';
-import { type FailureEnvelope, failsWith } from './failure.js';
+import {
+  ADMIN_FAILURE_CODES,
+  FAILURE_CODES,
+  type FailureCode,
+  type FailureEnvelope,
+  failsWith,
+  releaseBodyError,
+} from './failure.js';
 
 /**
  * One route of the spec as the router mounts it and the API document shows it:
@@ -24,21 +32,34 @@ export interface EndpointDoc {
   replyHeaders?: ResponseDoc['headers'];
   failure: FailureEnvelope;
   /** Failure texts shown as examples, by code. */
-  failureTexts: Partial<Record<400 | 404 | 413 | 415 | 500, string>>;
+  failureTexts: Partial<Record<FailureCode | 404, string>>;
+  /** An administrator route: it takes the administrator token while PLATFORM_ADMIN_TOKEN is set. */
+  admin?: true;
 }
 
 export interface Endpoint extends EndpointDoc {
   handler: RequestHandler;
 }
 
-/** Mounts the endpoints; a known path asked with another method answers 405. */
-export function endpointRouter(endpoints: Endpoint[]): Router {
+export interface RouterOptions {
+  /** Runs before the administrator routes; none leaves them open. */
+  adminGuard?: RequestHandler;
+}
+
+/**
+ * Mounts the endpoints; a known path asked with another method answers 405.
+ * The guard of an administrator route answers before a broken body does.
+ */
+export function endpointRouter(endpoints: Endpoint[], { adminGuard }: RouterOptions = {}): Router {
   const router = Router();
   const paths = [...new Set(endpoints.map((endpoint) => endpoint.path))];
   for (const path of paths) {
     const route = router.route(path);
     const own = endpoints.filter((endpoint) => endpoint.path === path);
-    for (const { method, failure, handler } of own) route[method](failsWith(failure), handler);
+    for (const { method, failure, handler, admin } of own) {
+      const guard = admin && adminGuard ? [adminGuard] : [];
+      route[method](failsWith(failure), ...guard, releaseBodyError, handler);
+    }
     const methods = own.map((endpoint) => endpoint.method.toUpperCase());
     const allowed = (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
     route.all((_req, res) => {
@@ -63,7 +84,10 @@ export const requestIdReply = {
 
 /** The spec's route as an OpenAPI operation: every outcome at HTTP 200, and the 405 of its path. */
 export function operationDoc(endpoint: EndpointDoc): OperationDoc {
-  const { failure, failureTexts, reply, replyExample } = endpoint;
+  const { failure, reply, replyExample, admin } = endpoint;
+  const failureTexts = admin
+    ? { ...endpoint.failureTexts, 401: ADMIN_TOKEN_REQUIRED }
+    : endpoint.failureTexts;
   const failures = Object.entries(failureTexts).map(([code, text]) =>
     failure.body(Number(code), text),
   );
@@ -83,7 +107,7 @@ export function operationDoc(endpoint: EndpointDoc): OperationDoc {
           'Every outcome answers HTTP 200; the body code tells them apart: 200 with the reply, else the failure body',
         schema: z.union([
           reply.meta({ examples: [replyExample] }),
-          failure.schema.meta({ examples: failures }),
+          failure.schema(admin ? ADMIN_FAILURE_CODES : FAILURE_CODES).meta({ examples: failures }),
         ]),
         example: replyExample,
         headers: { ...requestIdReply, ...endpoint.replyHeaders },

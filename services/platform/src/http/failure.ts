@@ -12,31 +12,44 @@ import { z } from 'zod';
 /**
  * How an endpoint answers when it fails: the spec gives each endpoint its own
  * message and its own key for the text. The outcome travels in `code`, and
- * `schema` describes every body `body` gives, for the API document.
+ * `schema` describes every body `body` gives with these codes, for the API
+ * document.
  */
 export interface FailureEnvelope {
   body(code: number, text: string): object;
-  schema: z.ZodType;
+  schema(codes: readonly FailureCode[]): z.ZodType;
 }
 
 /**
  * The codes a spec route fails with besides a missing row: input that breaks a
  * rule or is not valid JSON (400), a body over the limit (413), a body that is
- * not JSON or in an unknown charset (415), and the store (500).
+ * not JSON or in an unknown charset (415), and the store (500). The
+ * administrator routes add 401 while a token is configured.
  */
-const failureCode = z.literal([400, 413, 415, 500]);
+export type FailureCode = 400 | 401 | 413 | 415 | 500;
 
-const CODES_TEXT =
-  'code 400: the input breaks a rule, the text names each field; 413: the body is over the limit; ' +
-  '415: the body is not JSON; 500: the store failed, the text says how, never with SQL';
+export const FAILURE_CODES: readonly FailureCode[] = [400, 413, 415, 500];
+export const ADMIN_FAILURE_CODES: readonly FailureCode[] = [400, 401, 413, 415, 500];
+
+const CODE_TEXTS: Record<FailureCode, string> = {
+  400: 'the input breaks a rule, the text names each field',
+  401: 'no or a wrong administrator token, only while PLATFORM_ADMIN_TOKEN is set',
+  413: 'the body is over the limit',
+  415: 'the body is not JSON',
+  500: 'the store failed, the text says how, never with SQL',
+};
+
+const codesText = (codes: readonly FailureCode[]) =>
+  `code ${codes.map((code) => `${code}: ${CODE_TEXTS[code]}`).join('; ')}`;
 
 /** Data routes whose failure text is under `error` (lists, order create). */
 export function errorEnvelope(message: string): FailureEnvelope {
   return {
     body: (code, text) => messageError(code, message, text),
-    schema: z
-      .strictObject({ code: failureCode, message: z.literal(message), error: z.string() })
-      .meta({ description: `Failure, the text under error. ${CODES_TEXT}` }),
+    schema: (codes) =>
+      z
+        .strictObject({ code: z.literal(codes), message: z.literal(message), error: z.string() })
+        .meta({ description: `Failure, the text under error. ${codesText(codes)}` }),
   };
 }
 
@@ -44,9 +57,10 @@ export function errorEnvelope(message: string): FailureEnvelope {
 export function dataEnvelope(message: string): FailureEnvelope {
   return {
     body: (code, text) => messageBody(code, message, text),
-    schema: z
-      .strictObject({ code: failureCode, message: z.literal(message), data: z.string() })
-      .meta({ description: `Failure, the text under data. ${CODES_TEXT}` }),
+    schema: (codes) =>
+      z
+        .strictObject({ code: z.literal(codes), message: z.literal(message), data: z.string() })
+        .meta({ description: `Failure, the text under data. ${codesText(codes)}` }),
   };
 }
 
@@ -55,14 +69,15 @@ export function msgEnvelope(notFound: string): FailureEnvelope {
   return {
     body: (code, text) =>
       code === 404 ? msgBody(404, notFound) : msgBody(code, '服务器出错', text),
-    schema: z.union([
-      z
-        .strictObject({ code: z.literal(404), msg: z.literal(notFound) })
-        .meta({ description: 'No row has the id.' }),
-      z
-        .strictObject({ code: failureCode, msg: z.literal('服务器出错'), error: z.string() })
-        .meta({ description: `Failure, the text under error. ${CODES_TEXT}` }),
-    ]),
+    schema: (codes) =>
+      z.union([
+        z
+          .strictObject({ code: z.literal(404), msg: z.literal(notFound) })
+          .meta({ description: 'No row has the id.' }),
+        z
+          .strictObject({ code: z.literal(codes), msg: z.literal('服务器出错'), error: z.string() })
+          .meta({ description: `Failure, the text under error. ${codesText(codes)}` }),
+      ]),
   };
 }
 
@@ -90,13 +105,18 @@ export const holdBodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
   }
 };
 
-/** Marks the request as the endpoint's, then lets a held body error through. */
+/** Marks the request as the endpoint's: its failures answer in this envelope. */
 export function failsWith(envelope: FailureEnvelope): RequestHandler {
   return (_req, res, next) => {
     res.locals[ENVELOPE] = envelope;
-    next(res.locals[BODY_ERROR]);
+    next();
   };
 }
+
+/** Lets a held body error through, once the route (and its guard) has taken the request. */
+export const releaseBodyError: RequestHandler = (_req, res, next) => {
+  next(res.locals[BODY_ERROR]);
+};
 
 /**
  * The spec's routes answer HTTP 200 with the outcome in their own envelope;

@@ -11,6 +11,7 @@ const list = (path: string, summary: string) =>
     path,
     summary,
     tags,
+    admin: true,
     query: orderListParams,
     reply: orderList,
     replyExample: {

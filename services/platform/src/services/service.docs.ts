@@ -21,6 +21,7 @@ const shelve = (path: string, summary: string, reply: ReturnType<typeof changedR
     path,
     summary,
     tags,
+    admin: true,
     params: z.object({ id: pathId }),
     reply,
     replyExample: { code: 200, msg: reply.shape.msg.value },
@@ -71,6 +72,7 @@ export const serviceDocs = {
     path: '/api/service/add',
     summary: 'Add a service for a merchant, off the shelf (status 0)',
     tags,
+    admin: true,
     body: newService,
     bodyExample: {
       merchant_id: 1,

@@ -1,0 +1,28 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AppError } from '@svc/common';
+import type { RequestHandler } from 'express';
+
+export const ADMIN_TOKEN_REQUIRED = 'administrator token required';
+
+const BEARER = 'Bearer ';
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * The guard of the administrator routes while PLATFORM_ADMIN_TOKEN is set:
+ * `Authorization: Bearer <token>` exactly, or the route's own envelope with
+ * code 401. Digests of equal length make the comparison constant-time whatever
+ * is sent. Without a token there is no guard: the routes stay open, as the
+ * spec has them.
+ */
+export function adminGuard(token: string | undefined): RequestHandler | undefined {
+  if (!token) return undefined;
+  const expected = digest(token);
+  return (req, _res, next) => {
+    const header = req.headers.authorization;
+    const bearer = typeof header === 'string' && header.startsWith(BEARER);
+    const presented = digest(bearer ? header.slice(BEARER.length) : '');
+    const matches = timingSafeEqual(presented, expected) && bearer;
+    next(matches ? undefined : new AppError(401, ADMIN_TOKEN_REQUIRED));
+  };
+}
