@@ -39,4 +39,12 @@ describe('start-up', () => {
       'MYSQL_PORT: expected an integer from 1 to 65535 (got "99999")',
     );
   });
+
+  it('exits naming PLATFORM_ADMIN_TOKEN, and not its value, when the token is too short', async () => {
+    const result = await startMain({ PLATFORM_ADMIN_TOKEN: 'fifteen-chars-x' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'platform: Invalid configuration:\n  PLATFORM_ADMIN_TOKEN: expected at least 16 characters (got set)\n',
+    );
+  });
 });
