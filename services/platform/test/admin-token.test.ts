@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError } from '@svc/common';
+import { ConfigError, openApiPath } from '@svc/common';
 import { captureLogs } from '@svc/common/testing';
 import type { Express } from 'express';
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadPlatformConfig } from '../src/config.js';
+import { platformDocument, platformOperations } from '../src/openapi.js';
 import { headerValue } from './support/arbitraries.js';
 import {
   addMerchant,
@@ -260,6 +261,32 @@ describe('the administrator token', () => {
     const merchants = await request(guarded).get('/api/merchant/list').set(headers);
     expect(merchants.body).toMatchObject({ code: 200, data: [{ id: merchantId }] });
     expect(await t.counts()).toEqual({ ...SEEDED, orders: 4 });
+  });
+
+  it('is marked in the API document on exactly the routes that ask for it', async () => {
+    const marked = platformOperations.filter(({ method, path }) => {
+      const operation = platformDocument.paths[openApiPath(path)]?.[method] as object;
+      return 'security' in operation;
+    });
+    expect(marked.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort()).toEqual(
+      ADMIN_ROUTES.map(([name]) => name).sort(),
+    );
+    expect(platformDocument.components).toEqual({
+      securitySchemes: {
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: expect.stringContaining('PLATFORM_ADMIN_TOKEN'),
+        },
+      },
+    });
+    for (const operation of platformOperations) {
+      const path = operation.path.replace(':id', String(merchantId));
+      const res = await request(guarded)[operation.method as 'get' | 'post' | 'put'](path);
+      expect(res.body?.code === 401, `${operation.method} ${path}`).toBe(
+        marked.includes(operation),
+      );
+    }
   });
 
   it('lets a browser send it: the preflight allows the Authorization header', async () => {
