@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig } from '@svc/common';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configSchema as authConfig } from '../services/auth/src/config.js';
@@ -16,6 +17,9 @@ interface ComposeService {
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
 }
+/** Compose's `${VAR:-default}` as an empty environment gives it. */
+const interpolate = (value: string) => value.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> };
 const { services } = compose;
 
@@ -56,12 +60,10 @@ describe('docker-compose.yml', () => {
         for (const [variable, value] of Object.entries(service.environment ?? {})) {
           if (variable.endsWith('_HOST')) expect(Object.keys(services)).toContain(String(value));
         }
-        const parsed = app.schema.safeParse(
-          Object.fromEntries(
-            Object.entries(service.environment ?? {}).map(([k, v]) => [k, String(v)]),
-          ),
+        const env = Object.fromEntries(
+          Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]),
         );
-        expect(parsed.success).toBe(true);
+        expect(() => loadConfig(app.schema, env)).not.toThrow();
       });
 
       it('waits for healthy stores', () => {
