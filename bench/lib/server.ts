@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { freePort } from '@svc/common/testing';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 
@@ -26,14 +27,15 @@ async function rssMb(pid: number): Promise<number> {
 /**
  * Starts a Node process (built JS, or TypeScript through tsx), waits until
  * `readyPath` answers 200 and samples its memory every 50 ms until stopped.
+ * Each server gets a free port, so no leftover process can answer in its place.
  */
 export async function startServer(options: {
   script: string;
-  port: number;
   env?: Record<string, string>;
   readyPath?: string;
   typescript?: boolean;
 }): Promise<RunningServer> {
+  const port = await freePort();
   const args = options.typescript
     ? ['--conditions=source', '--import', 'tsx', options.script]
     : [options.script];
@@ -43,12 +45,12 @@ export async function startServer(options: {
       ...process.env,
       LOG_LEVEL: 'silent',
       HOST: '127.0.0.1',
-      PORT: String(options.port),
+      PORT: String(port),
       ...options.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const url = `http://127.0.0.1:${options.port}`;
+  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${options.script} exited with ${child.exitCode}`);

@@ -17,7 +17,7 @@ export async function growth(settings: BenchSettings): Promise<ResultRow[]> {
   for (const size of SIZES) {
     const database = `bench_platform_${size}`;
     await ensureData(server, database, size);
-    const platform = await startPlatform(server, database, 18_083);
+    const platform = await startPlatform(server, database);
     try {
       curve[size] = {};
       for (const page of PAGES) {

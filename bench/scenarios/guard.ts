@@ -57,7 +57,6 @@ export async function guardOverhead(settings: BenchSettings): Promise<ResultRow[
     const app = await startServer({
       script: join(repoRoot, 'bench/apps/guard-app.ts'),
       typescript: true,
-      port: 18_090,
       env: { REDIS_URL: settings.redisUrl, TOKEN_SCHEME: scheme },
     });
     try {

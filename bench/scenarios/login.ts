@@ -12,7 +12,6 @@ const LOGIN_CONNECTIONS = 16;
 async function startAuth(settings: BenchSettings, scheme: 'random' | 'md5') {
   const auth = await startServer({
     script: join(repoRoot, 'services/auth/dist/main.js'),
-    port: 18_091,
     env: {
       ...mysqlVariables(mysqlSettingsFromUrl(settings.mysqlUrl, 'bench_auth')),
       REDIS_URL: settings.redisUrl,

@@ -18,10 +18,9 @@ const OURS = `bench_platform_${ORDERS}`;
 const LEGACY = `bench_legacy_${ORDERS}`;
 
 /** Starts the platform service on `database`; its start applies the migrations. */
-export function startPlatform(server: MysqlServer, database: string, port: number) {
+export function startPlatform(server: MysqlServer, database: string) {
   return startServer({
     script: join(repoRoot, 'services/platform/dist/main.js'),
-    port,
     env: mysqlVariables({ ...server, database }),
   });
 }
@@ -34,7 +33,7 @@ export async function ensureData(server: MysqlServer, database: string, orders: 
   }
   progress(`seeding ${database} (${orders} orders)`);
   // Starting the service once creates the database and applies the migrations.
-  const schema = await startPlatform(server, database, 18_099);
+  const schema = await startPlatform(server, database);
   await schema.stop();
   await seed(server, database, orders);
   return true;
@@ -108,11 +107,10 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
     progress(`copying the data into ${LEGACY} (old schema)`);
     await copyToLegacy(server, OURS, LEGACY);
   }
-  const ours = await startPlatform(server, OURS, 18_081);
+  const ours = await startPlatform(server, OURS);
   const legacy = await startServer({
     script: join(repoRoot, 'bench/apps/legacy-platform.ts'),
     typescript: true,
-    port: 18_082,
     env: mysqlVariables({ ...server, database: LEGACY }),
   });
   const rows: ResultRow[] = [];

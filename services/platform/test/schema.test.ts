@@ -153,6 +153,10 @@ describe('list queries on 20,000 orders', () => {
         seen.push({ sql, values });
         return db.select(sql, values);
       },
+      selectEach: (sql, values = []) => {
+        seen.push({ sql, values });
+        return db.selectEach(sql, values);
+      },
       insert: db.insert,
       update: db.update,
     };
@@ -160,8 +164,8 @@ describe('list queries on 20,000 orders', () => {
     const services = serviceRepository(recording);
     const merchants = merchantRepository(recording);
     await Promise.all([
-      orders.list(undefined, page),
-      orders.list(1, page),
+      orders.page(undefined, page),
+      orders.page(1, page),
       orders.count(undefined),
       orders.count(2),
       services.list(undefined, page),

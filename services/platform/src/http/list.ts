@@ -51,18 +51,56 @@ export function toPage(query: { page?: number; pageSize?: number }): Page | unde
 }
 
 export interface ListSource<Row> {
-  rows(page?: Page): Promise<Row[]>;
+  /** The whole list, as rows or as a stream of them. */
+  all(): Promise<Iterable<Row> | AsyncIterable<Row>>;
+  page(page: Page): Promise<Row[]>;
   count(): Promise<number>;
 }
 
 /** Answers a list; a page also carries the list's total in X-Total-Count. */
 export async function sendList<Row>(res: Response, source: ListSource<Row>, page?: Page) {
   if (!page) {
-    res.json(messageBody(200, '获取成功', await source.rows()));
+    await writeList(res, await source.all());
     return;
   }
-  const [rows, total] = await Promise.all([source.rows(page), source.count()]);
+  const [rows, total] = await Promise.all([source.page(page), source.count()]);
   res.set('X-Total-Count', String(total));
   res.set('Access-Control-Expose-Headers', 'X-Total-Count');
   res.json(messageBody(200, '获取成功', rows));
+}
+
+const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * Writes `{"code":200,"message":"获取成功","data":[...]}` as the rows arrive, so a
+ * list of megabytes is never held whole, as rows or as text.
+ */
+async function writeList<Row>(res: Response, rows: Iterable<Row> | AsyncIterable<Row>) {
+  res.type('json');
+  let chunk = '{"code":200,"message":"获取成功","data":[';
+  let separator = '';
+  for await (const row of rows) {
+    chunk += separator + JSON.stringify(row);
+    separator = ',';
+    if (chunk.length < CHUNK_CHARS) continue;
+    const flushed = res.write(chunk);
+    chunk = '';
+    if (!flushed && !(await drained(res))) return;
+  }
+  res.end(`${chunk}]}`);
+}
+
+/** True once the client can take more; false when it went away. */
+function drained(res: Response): Promise<boolean> {
+  return new Promise((resolve) => {
+    const settle = (ok: boolean) => () => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = settle(true);
+    const onClose = settle(false);
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
 }

@@ -1,5 +1,6 @@
 import { AppError, messageBody, msgBody } from '@svc/common';
 import type { Request, Response } from 'express';
+import type { Page } from '../db/page.js';
 import { pathId } from '../http/fields.js';
 import { jsonBody, parseInput } from '../http/input.js';
 import { sendList } from '../http/list.js';
@@ -10,7 +11,12 @@ export function merchantHandlers(merchants: MerchantRepository) {
   return {
     async list(req: Request, res: Response) {
       const page = parseInput(merchantListQuery, req.query);
-      await sendList(res, { rows: merchants.list, count: merchants.count }, page);
+      const source = {
+        all: () => merchants.list(),
+        page: (slice: Page) => merchants.list(slice),
+        count: () => merchants.count(),
+      };
+      await sendList(res, source, page);
     },
 
     async add(req: Request, res: Response) {

@@ -11,7 +11,8 @@ export function orderHandlers(orders: OrderRepository) {
     async list(req: Request, res: Response) {
       const { status, page } = parseInput(orderListQuery, req.query);
       const source = {
-        rows: (slice?: Page) => orders.list(status, slice),
+        all: () => orders.all(status),
+        page: (slice: Page) => orders.page(status, slice),
         count: () => orders.count(status),
       };
       await sendList(res, source, page);

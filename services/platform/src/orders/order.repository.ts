@@ -24,14 +24,17 @@ function where(status: number | undefined) {
 
 export function orderRepository(db: Database) {
   return {
-    list(status: number | undefined, page?: Page): Promise<OrderRow[]> {
+    /** Every order, newest first, streamed: the whole list can run to megabytes. */
+    all(status: number | undefined): Promise<AsyncIterable<OrderRow>> {
       const filter = where(status);
-      if (!page) {
-        return db.select<OrderRow>(
-          `${COLUMNS} FROM orders o${JOINS}${filter.sql}${NEWEST_FIRST}`,
-          filter.values,
-        );
-      }
+      return db.selectEach<OrderRow>(
+        `${COLUMNS} FROM orders o${JOINS}${filter.sql}${NEWEST_FIRST}`,
+        filter.values,
+      );
+    },
+
+    page(status: number | undefined, page: Page): Promise<OrderRow[]> {
+      const filter = where(status);
       // The page's ids come from the index alone, so a deep offset skips index
       // entries rather than joined rows; only the page itself is joined.
       const limit = limitClause(page);

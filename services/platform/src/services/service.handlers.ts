@@ -20,7 +20,8 @@ export function serviceHandlers(services: ServiceRepository) {
     async list(req: Request, res: Response) {
       const { category, page } = parseInput(serviceListQuery, req.query);
       const source = {
-        rows: (slice?: Page) => services.list(category, slice),
+        all: () => services.list(category),
+        page: (slice: Page) => services.list(category, slice),
         count: () => services.count(category),
       };
       await sendList(res, source, page);

@@ -18,20 +18,40 @@ const recorded: RecordedResponse[] = [];
 export const recordedResponses = (): readonly RecordedResponse[] => recorded;
 
 /**
- * Records every JSON answer of this app. `app.response` is the prototype of
- * this app's responses only, so the production app never carries the recorder.
+ * Records every JSON answer of this app as it went out on the wire, whether
+ * sent whole (res.json) or streamed (long lists). `app.response` is the
+ * prototype of this app's responses only, so the production app never
+ * carries the recorder.
  */
 export function recordResponses(app: Express): Express {
-  const json = app.response.json;
-  app.response.json = function (this: Response, body: unknown) {
-    recorded.push({
-      method: this.req.method,
-      route: this.req.route?.path,
-      status: this.statusCode,
-      body: body === undefined ? undefined : JSON.parse(JSON.stringify(body)),
-    });
-    return json.call(this, body);
+  const { write, end } = app.response;
+  const sent = new WeakMap<Response, Buffer[]>();
+  const keep = (res: Response, chunk: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const chunks = sent.get(res) ?? [];
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+    sent.set(res, chunks);
   };
+  app.response.write = function (this: Response, chunk: unknown, ...rest: unknown[]) {
+    keep(this, chunk);
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof write;
+  app.response.end = function (this: Response, chunk?: unknown, ...rest: unknown[]) {
+    keep(this, chunk);
+    const text = Buffer.concat(sent.get(this) ?? []).toString('utf8');
+    if (
+      String(this.getHeader('content-type') ?? '').includes('json') &&
+      this.req.method !== 'HEAD'
+    ) {
+      recorded.push({
+        method: this.req.method,
+        route: this.req.route?.path,
+        status: this.statusCode,
+        body: JSON.parse(text),
+      });
+    }
+    return (end as (...args: unknown[]) => Response).call(this, chunk, ...rest);
+  } as typeof end;
   return app;
 }
 
