@@ -53,9 +53,13 @@ export {
 export {
   connectRedis,
   createRedis,
+  type NodeRedisSettings,
+  type RedisAddress,
+  type RedisClient,
   type RedisEnv,
   type RedisSettings,
   redisEnv,
+  redisEnvRules,
   redisSettingsFrom,
 } from './redis.js';
 export { requestIdFrom, requestLogger } from './request-logger.js';

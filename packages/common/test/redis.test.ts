@@ -1,12 +1,83 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { StoreUnreachableError } from '../src/app-error.js';
-import { connectRedis } from '../src/redis.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { connectRedis, redisEnv, redisEnvRules, redisSettingsFrom } from '../src/redis.js';
 import {
   createTestRedis,
   freePort,
   startRedisServer,
   type TestServer,
 } from '../src/testing/index.js';
+
+describe('Redis variables', () => {
+  const schema = z.object(redisEnv).superRefine(redisEnvRules);
+  const settings = (env: Record<string, string>) => redisSettingsFrom(loadConfig(schema, env));
+  const message = (env: Record<string, string>) => {
+    try {
+      loadConfig(schema, env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('select one node by default, with neither cluster nor sentinels', () => {
+    expect(settings({})).toMatchObject({ host: '127.0.0.1', port: 6379, db: 0 });
+    expect(settings({}).clusterNodes).toBeUndefined();
+    expect(settings({}).sentinels).toBeUndefined();
+  });
+
+  it('read REDIS_CLUSTER_NODES as a list of addresses, host names and IPv6 included', () => {
+    expect(
+      settings({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b:7001,[::1]:7002' }).clusterNodes,
+    ).toEqual([
+      { host: '10.0.0.1', port: 7000 },
+      { host: 'redis-b', port: 7001 },
+      { host: '::1', port: 7002 },
+    ]);
+  });
+
+  it('read REDIS_SENTINELS with REDIS_SENTINEL_NAME', () => {
+    expect(
+      settings({ REDIS_SENTINELS: '127.0.0.1:26379,127.0.0.1:26380', REDIS_SENTINEL_NAME: 'main' }),
+    ).toMatchObject({
+      sentinels: [
+        { host: '127.0.0.1', port: 26379 },
+        { host: '127.0.0.1', port: 26380 },
+      ],
+      sentinelName: 'main',
+    });
+  });
+
+  it('reject malformed address lists, naming the variable', () => {
+    for (const bad of ['redis-a', 'redis-a:', 'a:7000,,b:7000', 'a:70000', 'a:7000;b:7000']) {
+      expect(message({ REDIS_CLUSTER_NODES: bad })).toContain(
+        'REDIS_CLUSTER_NODES: expected a comma list of host:port',
+      );
+    }
+  });
+
+  it('require the master name with sentinels, and sentinels with the name', () => {
+    expect(message({ REDIS_SENTINELS: '127.0.0.1:26379' })).toContain(
+      'REDIS_SENTINEL_NAME: required with REDIS_SENTINELS',
+    );
+    expect(message({ REDIS_SENTINEL_NAME: 'main' })).toContain(
+      'REDIS_SENTINELS: required with REDIS_SENTINEL_NAME',
+    );
+  });
+
+  it('refuse cluster and sentinels together', () => {
+    expect(
+      message({
+        REDIS_CLUSTER_NODES: '127.0.0.1:7000',
+        REDIS_SENTINELS: '127.0.0.1:26379',
+        REDIS_SENTINEL_NAME: 'main',
+      }),
+    ).toContain('REDIS_CLUSTER_NODES: set either REDIS_CLUSTER_NODES or REDIS_SENTINELS');
+  });
+});
 
 describe('connectRedis', () => {
   it('connects by URL and by host, port and database index alike', async () => {
@@ -30,6 +101,41 @@ describe('connectRedis', () => {
     const attempt = connectRedis({ host: '127.0.0.1', port, db: 0 });
     await expect(attempt).rejects.toThrow(StoreUnreachableError);
     await expect(attempt).rejects.toThrow(`cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED)`);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('fails fast naming the cluster nodes and the variable when no node answers', async () => {
+    const ports = [await freePort(), await freePort()];
+    const started = Date.now();
+    const attempt = connectRedis({
+      host: '',
+      port: 0,
+      db: 0,
+      clusterNodes: ports.map((port) => ({ host: '127.0.0.1', port })),
+    });
+    await expect(attempt).rejects.toThrow(StoreUnreachableError);
+    await expect(attempt).rejects.toThrow(
+      `cannot reach Redis Cluster at 127.0.0.1:${ports[0]},127.0.0.1:${ports[1]} (None of startup nodes is available); set REDIS_CLUSTER_NODES`,
+    );
+    await expect(attempt).rejects.toThrow(/^[^\n]*$/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('fails fast naming the sentinels and the variables when no sentinel answers', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const attempt = connectRedis({
+      host: '',
+      port: 0,
+      db: 0,
+      sentinels: [{ host: '127.0.0.1', port }],
+      sentinelName: 'main',
+    });
+    await expect(attempt).rejects.toThrow(StoreUnreachableError);
+    await expect(attempt).rejects.toThrow(
+      `cannot reach Redis primary "main" through Sentinel at 127.0.0.1:${port} (no answer within`,
+    );
+    await expect(attempt).rejects.toThrow('set REDIS_SENTINELS, REDIS_SENTINEL_NAME');
     expect(Date.now() - started).toBeLessThan(5000);
   });
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 import type { MysqlSettings } from '../mysql.js';
-import type { RedisSettings } from '../redis.js';
+import type { NodeRedisSettings } from '../redis.js';
 
 /** Connection settings for a server given as mysql://user:password@host:port. */
 export function mysqlSettingsFromUrl(url: string, database: string): MysqlSettings {
@@ -60,7 +60,7 @@ export async function createTestDatabase(url = serverUrl('TEST_MYSQL_URL')): Pro
 
 export interface TestRedis {
   url: string;
-  settings: RedisSettings;
+  settings: NodeRedisSettings;
   /** Empties this file's key space. */
   flush(): Promise<void>;
 }
@@ -78,7 +78,7 @@ export async function createTestRedis(url = serverUrl('TEST_REDIS_URL')): Promis
     const db = 1 + ((counter - 1) % (Number(databases) - 1));
     const parsed = new URL(url);
     parsed.pathname = `/${db}`;
-    const settings: RedisSettings = {
+    const settings: NodeRedisSettings = {
       url: parsed.toString(),
       host: parsed.hostname,
       port: Number(parsed.port || 6379),
