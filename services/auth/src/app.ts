@@ -6,16 +6,16 @@ import {
   type Logger,
   notFound,
   type Pool,
+  type RedisClient,
 } from '@svc/common';
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
 import { type AuthSettings, defaultSettings } from './config.js';
 import { openApiDocument } from './openapi.js';
 import { userRouter } from './users/user.routes.js';
 
 export interface AppDeps {
   pool: Pool;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   bodyLimitKb?: number;
   /** Defaults as with an empty environment. */

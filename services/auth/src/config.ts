@@ -1,5 +1,13 @@
 import { isIP } from 'node:net';
-import { boolVar, httpEnv, intVar, loadConfig, mysqlEnv, redisEnv } from '@svc/common';
+import {
+  boolVar,
+  httpEnv,
+  intVar,
+  loadConfig,
+  mysqlEnv,
+  redisEnv,
+  redisEnvRules,
+} from '@svc/common';
 import { z } from 'zod';
 import type { TokenScheme } from './sessions/token.js';
 
@@ -38,24 +46,29 @@ const trustProxyVar = z
   })
   .default(false);
 
-export const configSchema = z.object({
-  ...httpEnv(3000),
-  ...mysqlEnv('judge'),
-  ...redisEnv,
-  TOKEN_TTL: intVar(3600, 1),
-  TOKEN_SCHEME: z.enum(['random', 'md5'], { error: 'expected random or md5' }).default('random'),
-  TOKEN_SLIDING: boolVar(false),
-  SESSION_KEY_PREFIX: z
-    .string()
-    .max(64, 'expected at most 64 characters')
-    .refine((prefix) => !prefix.startsWith('bull:'), 'must not be in the job queue key space bull:')
-    .optional(),
-  PASSWORD_REHASH: boolVar(true),
-  LOGIN_MAX_FAILURES: intVar(5, 1, 10_000),
-  LOGIN_WINDOW_SECONDS: intVar(900, 1),
-  LOGIN_LOCK_SECONDS: intVar(900, 1),
-  TRUST_PROXY: trustProxyVar,
-});
+export const configSchema = z
+  .object({
+    ...httpEnv(3000),
+    ...mysqlEnv('judge'),
+    ...redisEnv,
+    TOKEN_TTL: intVar(3600, 1),
+    TOKEN_SCHEME: z.enum(['random', 'md5'], { error: 'expected random or md5' }).default('random'),
+    TOKEN_SLIDING: boolVar(false),
+    SESSION_KEY_PREFIX: z
+      .string()
+      .max(64, 'expected at most 64 characters')
+      .refine(
+        (prefix) => !prefix.startsWith('bull:'),
+        'must not be in the job queue key space bull:',
+      )
+      .optional(),
+    PASSWORD_REHASH: boolVar(true),
+    LOGIN_MAX_FAILURES: intVar(5, 1, 10_000),
+    LOGIN_WINDOW_SECONDS: intVar(900, 1),
+    LOGIN_LOCK_SECONDS: intVar(900, 1),
+    TRUST_PROXY: trustProxyVar,
+  })
+  .superRefine(redisEnvRules);
 
 export type AuthConfig = z.infer<typeof configSchema>;
 

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { TokenScheme } from '../sessions/token.js';
 
 export type { TokenScheme };
@@ -21,8 +21,11 @@ declare global {
 }
 
 export interface GuardOptions {
-  /** The caller's own connection to the Redis that holds the sessions. */
-  redis: Redis;
+  /**
+   * The caller's own connection to the Redis that holds the sessions: a `Redis`
+   * (direct or through Sentinel) or a `Cluster`.
+   */
+  redis: Redis | Cluster;
   /** Must match the auth service's TOKEN_SCHEME. Default `random`. */
   scheme?: TokenScheme;
   /** Must match the auth service's SESSION_KEY_PREFIX when that is set. */

@@ -1,4 +1,4 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import { sha256Hex, type TokenScheme } from './token.js';
 
 /**
@@ -12,6 +12,15 @@ import { sha256Hex, type TokenScheme } from './token.js';
  *         is the old backend's layout.
  * Login failures: `auth:login-failures:<encoded lowercased username>:<address>`.
  * None of these shapes can be a key of the judging queue (`bull:*`).
+ *
+ * Redis Cluster. These names carry no hash tag (they are shared with the old
+ * backend and with guards already deployed), so a session key and its user's
+ * index usually live in different hash slots, and no command here may touch two
+ * keys at once: no MULTI, no Lua, no multi-key DEL across them. Every script and
+ * transaction below touches one key; writes that span a session and its index
+ * are single-key commands in an order that keeps the index a superset of the
+ * user's live sessions (see create and revokeAll). The limiter's script touches
+ * one key too. Cluster-safe and single-node behaviour are the same code.
  */
 export const DEFAULT_RANDOM_PREFIX = 'session:';
 const USER_INDEX_INFIX = 'user:';
@@ -33,8 +42,11 @@ export function loginFailuresKey(username: string, address: string): string {
   return `${LOGIN_FAILURES_PREFIX}${encodeURIComponent(name)}:${address}`;
 }
 
+/** One Redis (direct or through Sentinel) or a Redis Cluster. */
+export type SessionRedis = Redis | Cluster;
+
 export interface SessionStoreOptions {
-  redis: Redis;
+  redis: SessionRedis;
   scheme?: TokenScheme;
   /** Defaults to `session:` for random and to none (the bare token) for md5. */
   keyPrefix?: string;
@@ -52,19 +64,15 @@ local ttl = redis.call('TTL', KEYS[1])
 if ttl >= 0 and ttl < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return ttl`;
 
-const CREATE_INDEXED = `
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[3])
-local ttl = redis.call('TTL', KEYS[2])
-if ttl < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+// Adds to the index and makes it live at least as long as the session just written.
+const INDEX_ADD = `
+redis.call('SADD', KEYS[1], ARGV[2])
+local ttl = redis.call('TTL', KEYS[1])
+if ttl < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return 1`;
 
-// Atomic, so a session written meanwhile is either revoked or still indexed.
-const REVOKE_INDEXED = `
-local hashes = redis.call('SMEMBERS', KEYS[1])
-for _, hash in ipairs(hashes) do redis.call('DEL', ARGV[1] .. hash) end
-redis.call('DEL', KEYS[1], KEYS[2])
-return #hashes`;
+// Session keys deleted per request in revokeAll; each DEL names one key (one slot).
+const REVOKE_BATCH = 100;
 
 async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   const replies = (await pipeline.exec()) ?? [];
@@ -77,7 +85,7 @@ async function run(pipeline: ChainableCommander): Promise<unknown[]> {
 export class SessionStore {
   readonly scheme: TokenScheme;
   readonly keyPrefix: string;
-  private readonly redis: Redis;
+  private readonly redis: SessionRedis;
 
   constructor({ redis, scheme = 'random', keyPrefix }: SessionStoreOptions) {
     this.redis = redis;
@@ -101,8 +109,12 @@ export class SessionStore {
       await this.redis.set(key, username, 'EX', ttlSeconds);
       return;
     }
+    // The session first, then the index: a revokeAll that runs in between either
+    // sees the hash in the index or leaves it there for the next one, so the index
+    // never misses a live session for longer than this call.
+    await this.redis.set(key, username, 'EX', ttlSeconds);
     const index = this.userIndexKey(username);
-    await this.redis.eval(CREATE_INDEXED, 2, key, index, username, ttlSeconds, this.tokenId(token));
+    await this.redis.eval(INDEX_ADD, 1, index, ttlSeconds, this.tokenId(token));
   }
 
   /** The session's owner, or null when there is no live session. */
@@ -135,12 +147,17 @@ export class SessionStore {
       await this.redis.del(key);
       return;
     }
-    await run(this.redis.multi().del(key).srem(this.userIndexKey(username), this.tokenId(token)));
+    await this.redis.del(key);
+    await this.redis.srem(this.userIndexKey(username), this.tokenId(token));
   }
 
   /**
    * Ends every session of the user in `random`; in `md5` a user has one token
    * per password, the one given, so that is the one ended.
+   *
+   * Not atomic (see the file's head): it removes from the index only the hashes it
+   * read and deleted, so a session written meanwhile stays indexed, and the set
+   * itself disappears with its last member.
    */
   async revokeAll(username: string, currentToken: string): Promise<void> {
     const current = this.sessionKey(currentToken);
@@ -148,7 +165,14 @@ export class SessionStore {
       await this.redis.del(current);
       return;
     }
-    await this.redis.eval(REVOKE_INDEXED, 2, this.userIndexKey(username), current, this.keyPrefix);
+    const index = this.userIndexKey(username);
+    const hashes = await this.redis.smembers(index);
+    await this.redis.del(current);
+    for (let start = 0; start < hashes.length; start += REVOKE_BATCH) {
+      const batch = hashes.slice(start, start + REVOKE_BATCH);
+      await Promise.all(batch.map((hash) => this.redis.del(this.keyPrefix + hash)));
+      await this.redis.srem(index, ...batch);
+    }
   }
 
   private tokenId(token: string): string {

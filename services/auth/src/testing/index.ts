@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { SessionStore } from '../sessions/session-store.js';
 import { md5Token, randomToken, type TokenScheme } from '../sessions/token.js';
 
@@ -20,7 +20,7 @@ export interface TestSessionOptions {
  * token, so a team can test its own guarded routes without the auth service.
  */
 export async function createTestSession(
-  redis: Redis,
+  redis: Redis | Cluster,
   options: TestSessionOptions,
 ): Promise<string> {
   const { username, scheme = 'random', keyPrefix, ttlSeconds = 3600 } = options;

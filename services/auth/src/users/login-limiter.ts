@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@svc/common';
 import { loginFailuresKey } from '../sessions/session-store.js';
 
 export interface LimiterSettings {
@@ -10,6 +10,8 @@ export interface LimiterSettings {
 export type Admission = { allowed: true } | { allowed: false; retryAfter: number };
 
 /*
+ * One key per script call, so it runs unchanged on a Redis Cluster.
+ *
  * Counts the attempt before the password is checked, in one atomic step, so
  * parallel attempts cannot slip past the limit: only the first maxFailures of
  * a window are checked at all. The attempt that reaches the limit starts the
@@ -31,7 +33,7 @@ return ttl`;
 /** Failed logins per (username, client address); Redis errors propagate. */
 export class LoginLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly settings: LimiterSettings,
   ) {}
 

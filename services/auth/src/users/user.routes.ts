@@ -1,6 +1,5 @@
-import { type Pool, StoreUnavailableError } from '@svc/common';
+import { type Pool, type RedisClient, StoreUnavailableError } from '@svc/common';
 import { Router } from 'express';
-import type { Redis } from 'ioredis';
 import type { AuthSettings } from '../config.js';
 import { createGuard } from '../guard/index.js';
 import { SessionStore } from '../sessions/session-store.js';
@@ -10,7 +9,7 @@ import { UserRepository } from './user.repository.js';
 
 export interface UserRouterDeps {
   pool: Pool;
-  redis: Redis;
+  redis: RedisClient;
   settings: AuthSettings;
 }
 
