@@ -1,5 +1,11 @@
 export { type CapturedLogs, captureLogs } from './capture-logs.js';
 export { setupTestServers } from './global-setup.js';
+export {
+  startRedisCluster,
+  startRedisSentinel,
+  type TestRedisCluster,
+  type TestRedisSentinel,
+} from './redis-topologies.js';
 export { freePort, startMariaDbServer, startRedisServer, type TestServer } from './servers.js';
 export {
   createTestDatabase,
