@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { connectRedis, createBaseApp, createLogger } from '@svc/common';
+import {
+  createTestDatabase,
+  mysqlVariables,
+  startRedisCluster,
+  type TestDatabase,
+  type TestRedisCluster,
+} from '@svc/common/testing';
+import { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGuard } from '../../services/auth/src/guard/index.js';
+import { call, login, register } from './support/auth-client.js';
+import { type ServiceProcess, startService } from './support/service-process.js';
+
+/*
+ * The auth service on a real three-master Redis Cluster. A session key and its
+ * user's index hash to different slots (their names cannot carry a hash tag), so
+ * these flows pass only if no command spans two slots.
+ */
+describe('auth on a three-master Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  let db: TestDatabase;
+  let auth: ServiceProcess;
+  let redis: Cluster;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    db = await createTestDatabase();
+    auth = await startService('auth', {
+      ...mysqlVariables(db.settings),
+      REDIS_CLUSTER_NODES: cluster.variable,
+      LOGIN_MAX_FAILURES: '3',
+    });
+    redis = (await connectRedis({
+      host: '',
+      port: 0,
+      db: 0,
+      clusterNodes: cluster.nodes,
+    })) as Cluster;
+  });
+
+  afterAll(async () => {
+    redis?.disconnect();
+    await auth?.stop();
+    await cluster?.destroy();
+    await db?.drop();
+  });
+
+  const user = () => `cl-${randomBytes(4).toString('hex')}`;
+
+  it('spreads one user’s keys over several masters', async () => {
+    const name = user();
+    await register(auth.url, name, 'cluster-pass-1');
+    for (let i = 0; i < 6; i++) await login(auth.url, name, 'cluster-pass-1');
+    const holders = await Promise.all(
+      cluster.nodes.map(async ({ port }) => {
+        const node = new Redis({ port, host: '127.0.0.1' });
+        const keys = await node.keys('session:*');
+        node.disconnect();
+        return keys.length;
+      }),
+    );
+    expect(holders.filter((count) => count > 0).length).toBeGreaterThan(1);
+    expect(await redis.scard(`session:user:${name}`)).toBe(6);
+  });
+
+  it('guards, logs out one session, and revokes every session on a password change', async () => {
+    const name = user();
+    await register(auth.url, name, 'cluster-pass-1');
+    const tokens = [];
+    for (let i = 0; i < 5; i++) tokens.push(await login(auth.url, name, 'cluster-pass-1'));
+    for (const token of tokens) {
+      expect((await call(auth.url, '/api/user/me', { token })).body.data).toEqual({
+        username: name,
+      });
+    }
+    const status = await call(auth.url, '/api/user/status', { token: tokens[0] });
+    expect(status.body.data).toMatchObject({ loggedIn: true, username: name });
+
+    expect(
+      (await call(auth.url, '/api/user/logout', { method: 'POST', token: tokens[0] })).status,
+    ).toBe(200);
+    expect((await call(auth.url, '/api/user/me', { token: tokens[0] })).status).toBe(401);
+    expect((await call(auth.url, '/api/user/me', { token: tokens[1] })).status).toBe(200);
+    expect(await redis.scard(`session:user:${name}`)).toBe(4);
+
+    const change = await call(auth.url, '/api/user/change-password', {
+      token: tokens[1],
+      body: { oldPassword: 'cluster-pass-1', newPassword: 'cluster-pass-2' },
+    });
+    expect(change.status).toBe(200);
+    for (const token of tokens) {
+      expect((await call(auth.url, '/api/user/me', { token })).status).toBe(401);
+    }
+    expect(await redis.exists(`session:user:${name}`)).toBe(0);
+    const fresh = await login(auth.url, name, 'cluster-pass-2');
+    expect((await call(auth.url, '/api/user/me', { token: fresh })).status).toBe(200);
+  });
+
+  it('locks a username and address after repeated failures', async () => {
+    const name = user();
+    await register(auth.url, name, 'cluster-pass-1');
+    const attempt = () =>
+      call(auth.url, '/api/user/login', { body: { username: name, password: 'wrong-pass-1' } });
+    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
+    const locked = await attempt();
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('lets a guard in another process, on its own Cluster client, accept the service’s tokens', async () => {
+    const name = user();
+    await register(auth.url, name, 'cluster-pass-1');
+    const token = await login(auth.url, name, 'cluster-pass-1');
+    const app = createBaseApp({ logger: createLogger({ name: 'guard', level: 'silent' }) });
+    app.get('/guarded', createGuard({ redis }), (req, res) => {
+      res.json({ code: 200, message: 'ok', data: req.user });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      expect((await call(base, '/guarded', { token })).body.data).toEqual({ username: name });
+      expect((await call(base, '/guarded', { token: 'f'.repeat(64) })).status).toBe(401);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
