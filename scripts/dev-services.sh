@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes Redis and MariaDB answer on loopback for development and CI.
-# Installs them with apt-get on Debian or Ubuntu when missing; does nothing
+# Makes Redis and MariaDB answer on loopback for development and CI, and
+# installs nginx for the reliability suite's load-balancer test. Installs them with apt-get on Debian or Ubuntu when missing; does nothing
 # where they already answer. MariaDB's root gets an empty password over TCP.
 set -euo pipefail
 
@@ -31,6 +31,8 @@ mysql_answers() { mariadb -h 127.0.0.1 -P 3306 -u root -e 'SELECT 1' >/dev/null 
 
 command -v redis-server >/dev/null || install_packages redis-server redis-tools
 command -v mariadbd >/dev/null || install_packages mariadb-server mariadb-client
+# Only the scaling tests use it, each with a configuration of its own; it is not started here.
+command -v nginx >/dev/null || PATH="$PATH:/usr/sbin" command -v nginx >/dev/null || install_packages nginx
 
 if redis_answers; then
   echo "dev-services: redis answers on 127.0.0.1:6379"
