@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes Redis and MariaDB answer on loopback for development and CI, and
-# installs nginx for the reliability suite's load-balancer test. Installs them with apt-get on Debian or Ubuntu when missing; does nothing
-# where they already answer. MariaDB's root gets an empty password over TCP.
+# installs nginx for the reliability suite's load-balancer test. Installs them
+# with apt-get on Debian or Ubuntu when missing; does nothing where they
+# already answer. MariaDB's root gets an empty password over TCP.
 set -euo pipefail
 
 SUDO=''

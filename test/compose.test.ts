@@ -10,6 +10,9 @@ const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 interface ComposeService {
+  profiles?: string[];
+  deploy?: { replicas?: number };
+  volumes?: string[];
   image?: string;
   build?: { context: string; dockerfile: string };
   environment?: Record<string, string | number>;
@@ -73,6 +76,62 @@ describe('docker-compose.yml', () => {
       });
     });
   }
+});
+
+describe('docker-compose.yml, profile scaled', () => {
+  const nginx = services.nginx as ComposeService;
+  const conf = read('deploy/nginx/nginx.conf');
+
+  for (const app of apps) {
+    const name = `${app.name}-scaled`;
+    it(`${name}: two replicas of ${app.name}, same image and settings, no published port`, () => {
+      const service = services[name] as ComposeService;
+      const base = services[app.name] as ComposeService;
+      expect(service.profiles).toEqual(['scaled']);
+      expect(service.deploy?.replicas).toBe(2);
+      expect(service.build).toEqual(base.build);
+      expect(service.ports).toBeUndefined();
+      expect(service.depends_on).toEqual(base.depends_on);
+      const known = Object.keys(app.schema.shape);
+      for (const [variable, value] of Object.entries(service.environment ?? {})) {
+        expect(known, `${app.name} does not read ${variable}`).toContain(variable);
+        if (variable in (base.environment ?? {}) && variable !== 'TRUST_PROXY') {
+          expect(value).toEqual(base.environment?.[variable]);
+        }
+      }
+      const env = Object.fromEntries(
+        Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]),
+      );
+      expect(() => loadConfig(app.schema, env)).not.toThrow();
+    });
+  }
+
+  it('nginx mounts deploy/nginx/nginx.conf and publishes the ports it listens on', () => {
+    expect(nginx.profiles).toEqual(['scaled']);
+    expect(nginx.image).toMatch(/^nginx:/);
+    expect(nginx.volumes).toContain('./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro');
+    const listens = [...conf.matchAll(/^\s*listen (\d+);/gm)].map((m) => m[1]);
+    expect(listens.length).toBe(2);
+    expect(nginx.ports).toEqual(listens.map((port) => `${port}:${port}`));
+    for (const dependency of Object.keys(nginx.depends_on ?? {})) {
+      expect(services[dependency]?.profiles).toEqual(['scaled']);
+    }
+  });
+
+  it('nginx sends each upstream to a scaled service on the port that service listens on', () => {
+    const upstreams = [...conf.matchAll(/upstream (\w+) \{([^}]*)\}/g)];
+    expect(upstreams.map((m) => m[1]).sort()).toEqual(apps.map((app) => app.name).sort());
+    for (const [, name, body] of upstreams) {
+      const app = apps.find((candidate) => candidate.name === name);
+      const servers = [...(body ?? '').matchAll(/server ([\w.-]+):(\d+);/g)];
+      expect(servers.length).toBe(1);
+      const [, host, port] = servers[0] as RegExpMatchArray;
+      expect(host).toBe(`${name}-scaled`);
+      expect(Number(services[host as string]?.environment?.PORT)).toBe(Number(port));
+      expect(Number(port)).toBe(app?.port);
+      expect(conf).toContain(`proxy_pass http://${name};`);
+    }
+  });
 });
 
 describe('Dockerfiles', () => {
