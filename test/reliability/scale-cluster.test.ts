@@ -7,7 +7,7 @@ import {
   type TestDatabase,
   type TestRedisCluster,
 } from '@svc/common/testing';
-import { Cluster, Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuard } from '../../services/auth/src/guard/index.js';
 import { call, login, register } from './support/auth-client.js';
