@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendList } from '../src/http/list.js';
 import {
   addMerchant,
   addService,
@@ -67,11 +69,56 @@ describe('a whole list of thousands of orders', () => {
         await reader?.read();
         controller.abort();
       }
+      // No abandoned list query is left running on the server.
+      const running = async () => {
+        const [rows] = await t.pool.query(
+          "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%FROM orders o%' AND ID <> CONNECTION_ID()",
+        );
+        return Number((rows as { n: number }[])[0]?.n);
+      };
+      await expect.poll(running, { timeout: 5000 }).toBe(0);
       const after = await request(t.app).get('/api/merchant/list');
       expect(after.body).toMatchObject({ code: 200, message: '获取成功' });
       const again = await request(t.app).get('/api/order/list?status=0');
       expect(again.body.data).toHaveLength(ORDERS / 3);
     } finally {
+      server.close();
+    }
+  });
+});
+
+describe('a streamed list whose client leaves while rows are still coming', () => {
+  it('stops reading rows and lets the source close', async () => {
+    let closed = false;
+    async function* slowRows() {
+      try {
+        for (let i = 0; ; i++) {
+          // Big enough rows that the first chunk goes out, slow enough that the client leaves mid-list.
+          yield { id: i, pad: 'x'.repeat(2000) };
+          if (i % 40 === 39) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        closed = true;
+      }
+    }
+    const app = express().get('/slow', async (_req, res) => {
+      await sendList(res, {
+        all: async () => slowRows(),
+        page: async () => [],
+        count: async () => 0,
+      });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const controller = new AbortController();
+      const res = await fetch(`http://127.0.0.1:${port}/slow`, { signal: controller.signal });
+      await res.body?.getReader().read();
+      controller.abort();
+      await expect.poll(() => closed, { timeout: 3000 }).toBe(true);
+    } finally {
+      server.closeAllConnections();
       server.close();
     }
   });

@@ -83,6 +83,8 @@ async function writeList<Row>(res: Response, rows: Iterable<Row> | AsyncIterable
     chunk += separator + JSON.stringify(row);
     separator = ',';
     if (chunk.length < CHUNK_CHARS) continue;
+    // Leaving the loop ends the query and gives its connection back.
+    if (res.destroyed) return;
     const flushed = res.write(chunk);
     chunk = '';
     if (!flushed && !(await drained(res))) return;
@@ -92,6 +94,7 @@ async function writeList<Row>(res: Response, rows: Iterable<Row> | AsyncIterable
 
 /** True once the client can take more; false when it went away. */
 function drained(res: Response): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const settle = (ok: boolean) => () => {
       res.off('drain', onDrain);
