@@ -52,7 +52,7 @@ export function toPage(query: { page?: number; pageSize?: number }): Page | unde
 
 export interface ListSource<Row> {
   /** The whole list, as rows or as a stream of them. */
-  all(): Promise<Iterable<Row> | AsyncIterable<Row>>;
+  all(): Promise<Row[] | AsyncIterable<Row>>;
   page(page: Page): Promise<Row[]>;
   count(): Promise<number>;
 }
@@ -60,7 +60,10 @@ export interface ListSource<Row> {
 /** Answers a list; a page also carries the list's total in X-Total-Count. */
 export async function sendList<Row>(res: Response, source: ListSource<Row>, page?: Page) {
   if (!page) {
-    await writeList(res, await source.all());
+    const rows = await source.all();
+    // Rows already in memory go out in one piece, which is faster than row by row.
+    if (Array.isArray(rows)) res.json(messageBody(200, '获取成功', rows));
+    else await writeList(res, rows);
     return;
   }
   const [rows, total] = await Promise.all([source.page(page), source.count()]);
@@ -75,7 +78,7 @@ const CHUNK_CHARS = 64 * 1024;
  * Writes `{"code":200,"message":"获取成功","data":[...]}` as the rows arrive, so a
  * list of megabytes is never held whole, as rows or as text.
  */
-async function writeList<Row>(res: Response, rows: Iterable<Row> | AsyncIterable<Row>) {
+async function writeList<Row>(res: Response, rows: AsyncIterable<Row>) {
   res.type('json');
   let chunk = '{"code":200,"message":"获取成功","data":[';
   let separator = '';
