@@ -29,7 +29,7 @@ export {
   toFailure,
 } from './http.js';
 export { createLogger, type Logger, REDACTED_PATHS } from './logger.js';
-export { migrate, splitStatements } from './migrate.js';
+export { migrate, migrateOnce, splitStatements } from './migrate.js';
 export {
   createMysqlPool,
   isMysqlUnavailable,

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import type { Logger } from 'pino';
+import { createMysqlPool, type MysqlSettings } from './mysql.js';
 
 const MIGRATION_FILE = /^(\d+)_[\w-]+\.sql$/;
 const LOCK_TIMEOUT_S = 60;
@@ -57,5 +58,20 @@ export async function migrate(pool: Pool, dir: string, logger?: Logger): Promise
     }
   } finally {
     conn.release();
+  }
+}
+
+/** The `migrate` command of a service: applies what is pending, logs it, and closes the pool. */
+export async function migrateOnce(
+  settings: MysqlSettings,
+  dir: string,
+  logger: Logger,
+): Promise<void> {
+  const pool = await createMysqlPool(settings);
+  try {
+    const applied = await migrate(pool, dir, logger);
+    logger.info({ applied }, applied.length ? 'migrations applied' : 'schema is up to date');
+  } finally {
+    await pool.end();
   }
 }

@@ -1,23 +1,10 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@svc/common/testing';
+import { freePort, runMain } from '@svc/common/testing';
 import { describe, expect, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-function startMain(env: Record<string, string>) {
-  return new Promise<{ code: number | null; stderr: string; ms: number }>((resolve) => {
-    const started = Date.now();
-    execFile(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', main],
-      { env: { ...process.env, ...env }, timeout: 15_000 },
-      (error, _stdout, stderr) => {
-        resolve({ code: error ? (error.code as number) : 0, stderr, ms: Date.now() - started });
-      },
-    );
-  });
-}
+const startMain = (env: Record<string, string>) => runMain(main, env);
 
 describe('start-up', () => {
   it('exits at once with one line naming the MySQL address and variables when MySQL is unreachable', async () => {

@@ -6,7 +6,14 @@ export {
   type TestRedisCluster,
   type TestRedisSentinel,
 } from './redis-topologies.js';
-export { freePort, startMariaDbServer, startRedisServer, type TestServer } from './servers.js';
+export {
+  freePort,
+  type MainResult,
+  runMain,
+  startMariaDbServer,
+  startRedisServer,
+  type TestServer,
+} from './servers.js';
 export {
   createTestDatabase,
   createTestRedis,

@@ -185,3 +185,24 @@ export async function startMariaDbServer(): Promise<TestServer> {
   await server.start();
   return server;
 }
+
+export interface MainResult {
+  code: number | null;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a service's main.ts from its sources to its exit (bounded at 15 s), as an operator would start it. */
+export function runMain(mainPath: string, env: Record<string, string>): Promise<MainResult> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    execFile(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', mainPath],
+      { env: { ...process.env, ...env }, timeout: 15_000 },
+      (error, _stdout, stderr) => {
+        resolve({ code: error ? (error.code as number) : 0, stderr, ms: Date.now() - started });
+      },
+    );
+  });
+}
