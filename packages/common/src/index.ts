@@ -38,6 +38,7 @@ export {
   mysqlSettingsFrom,
   type Pool,
   type PoolConnection,
+  queryWithin,
   type ResultSetHeader,
   type RowDataPacket,
 } from './mysql.js';

@@ -1,6 +1,6 @@
 import mysql, { type Pool } from 'mysql2/promise';
 import { z } from 'zod';
-import { StoreUnreachableError } from './app-error.js';
+import { errorCode, StoreUnreachableError } from './app-error.js';
 import { intVar, stringVar } from './config.js';
 
 /** MYSQL_* variables; `defaultDatabase` differs per service. */
@@ -16,6 +16,7 @@ export function mysqlEnv(defaultDatabase: string) {
       .default(defaultDatabase),
     MYSQL_POOL_SIZE: intVar(10, 1, 1000),
     MYSQL_CONNECT_TIMEOUT_MS: intVar(3000, 100, 60_000),
+    MYSQL_QUERY_TIMEOUT_MS: intVar(5000, 100, 600_000),
     MYSQL_QUEUE_LIMIT: intVar(100, 1, 100_000),
   };
 }
@@ -28,6 +29,8 @@ export interface MysqlSettings {
   database: string;
   poolSize?: number;
   connectTimeoutMs?: number;
+  /** Bound on one statement; see queryWithin. */
+  queryTimeoutMs?: number;
   /** Requests that may wait for a connection; past that a query fails at once. */
   queueLimit?: number;
 }
@@ -41,6 +44,7 @@ export function mysqlSettingsFrom(env: z.infer<z.ZodObject<ReturnType<typeof mys
     database: env.MYSQL_DATABASE,
     poolSize: env.MYSQL_POOL_SIZE,
     connectTimeoutMs: env.MYSQL_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: env.MYSQL_QUERY_TIMEOUT_MS,
     queueLimit: env.MYSQL_QUEUE_LIMIT,
   } satisfies MysqlSettings;
 }
@@ -122,3 +126,27 @@ export function isMysqlUnavailable(err: unknown): boolean {
 }
 
 export type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+
+/**
+ * One statement on a connection of the pool, bounded by `timeoutMs`. A query
+ * that timed out may still be running on the server, so its connection is
+ * dropped rather than handed to the next request.
+ */
+export async function queryWithin<T>(
+  pool: Pool,
+  timeoutMs: number,
+  sql: string,
+  values: unknown[],
+): Promise<T> {
+  const conn = await pool.getConnection();
+  try {
+    const [result] = await conn.query({ sql, values, timeout: timeoutMs });
+    conn.release();
+    return result as T;
+  } catch (err) {
+    const broken = (err as { fatal?: unknown }).fatal === true;
+    if (broken || errorCode(err) === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+    else conn.release();
+    throw err;
+  }
+}

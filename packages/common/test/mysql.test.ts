@@ -3,7 +3,7 @@ import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnreachableError } from '../src/app-error.js';
 import { migrate, splitStatements } from '../src/migrate.js';
-import { createMysqlPool, isMysqlUnavailable } from '../src/mysql.js';
+import { createMysqlPool, isMysqlUnavailable, queryWithin } from '../src/mysql.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../src/testing/index.js';
 
 const migrations = fileURLToPath(new URL('./fixtures/migrations', import.meta.url));
@@ -72,6 +72,27 @@ describe('createMysqlPool and migrate', () => {
       expect(Date.now() - started).toBeLessThan(100);
       await holding;
       expect((await waiting)[0]).toEqual([{ n: 1 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('bounds a statement and drops the connection it timed out on', async () => {
+    const pool = await createMysqlPool({ ...db.settings, poolSize: 1 });
+    try {
+      const [[before]] = await pool.query<RowDataPacket[]>('SELECT CONNECTION_ID() AS id');
+      const started = Date.now();
+      await expect(queryWithin(pool, 200, 'SELECT SLEEP(2)', [])).rejects.toMatchObject({
+        code: 'PROTOCOL_SEQUENCE_TIMEOUT',
+      });
+      expect(Date.now() - started).toBeLessThan(1000);
+      const rows = await queryWithin<RowDataPacket[]>(
+        pool,
+        200,
+        'SELECT CONNECTION_ID() AS id',
+        [],
+      );
+      expect(rows[0]?.id).not.toBe(before?.id);
     } finally {
       await pool.end();
     }

@@ -88,6 +88,8 @@ export interface AuthSettings {
   loginWindowSeconds: number;
   loginLockSeconds: number;
   trustProxy: TrustProxy;
+  /** Bound on each MySQL statement. */
+  queryTimeoutMs: number;
 }
 
 export const defaultSettings: AuthSettings = authSettingsFrom(configSchema.parse({}));
@@ -103,5 +105,6 @@ export function authSettingsFrom(config: AuthConfig): AuthSettings {
     loginWindowSeconds: config.LOGIN_WINDOW_SECONDS,
     loginLockSeconds: config.LOGIN_LOCK_SECONDS,
     trustProxy: config.TRUST_PROXY,
+    queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
   };
 }

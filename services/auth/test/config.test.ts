@@ -14,6 +14,7 @@ describe('auth configuration', () => {
       loginWindowSeconds: 900,
       loginLockSeconds: 900,
       trustProxy: false,
+      queryTimeoutMs: 5000,
     });
   });
 
@@ -29,6 +30,7 @@ describe('auth configuration', () => {
         LOGIN_WINDOW_SECONDS: '60',
         LOGIN_LOCK_SECONDS: '300',
         TRUST_PROXY: '1',
+        MYSQL_QUERY_TIMEOUT_MS: '750',
       }),
     );
     expect(settings).toEqual({
@@ -41,6 +43,7 @@ describe('auth configuration', () => {
       loginWindowSeconds: 60,
       loginLockSeconds: 300,
       trustProxy: 1,
+      queryTimeoutMs: 750,
     });
   });
 

@@ -1,4 +1,4 @@
-import { httpEnv, intVar, loadConfig, mysqlEnv } from '@svc/common';
+import { httpEnv, loadConfig, mysqlEnv } from '@svc/common';
 import { z } from 'zod';
 
 /**
@@ -11,7 +11,6 @@ const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 export const configSchema = z.object({
   ...httpEnv(8080),
   ...mysqlEnv('life_service'),
-  MYSQL_QUERY_TIMEOUT_MS: intVar(5000, 100, 600_000),
   /** Unset or empty: the administrator routes are open, as the spec has them. */
   PLATFORM_ADMIN_TOKEN: z
     .string()

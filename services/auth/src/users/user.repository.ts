@@ -1,6 +1,7 @@
 import {
   isMysqlUnavailable,
   type Pool,
+  queryWithin,
   type ResultSetHeader,
   type RowDataPacket,
   StoreUnavailableError,
@@ -13,10 +14,12 @@ export interface UserRow {
   roles: string;
 }
 
-// A stuck server must not hold a request forever.
-const QUERY_TIMEOUT_MS = 5000;
 export class UserRepository {
-  constructor(private readonly pool: Pool) {}
+  /** `queryTimeoutMs` bounds each statement: a stuck server must not hold a request forever. */
+  constructor(
+    private readonly pool: Pool,
+    private readonly queryTimeoutMs = 5000,
+  ) {}
 
   /**
    * The user whose name equals `username` apart from letter case. The column's
@@ -65,8 +68,7 @@ export class UserRepository {
     values: unknown[],
   ): Promise<T> {
     try {
-      const [result] = await this.pool.query<T>({ sql, values, timeout: QUERY_TIMEOUT_MS });
-      return result;
+      return await queryWithin<T>(this.pool, this.queryTimeoutMs, sql, values);
     } catch (err) {
       if (isMysqlUnavailable(err)) throw new StoreUnavailableError('mysql', err);
       throw err;

@@ -25,7 +25,7 @@ export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
       req.log.error({ err: new StoreUnavailableError('redis', err) }, 'session store unavailable'),
   });
   const handlers = createUserHandlers({
-    users: new UserRepository(pool),
+    users: new UserRepository(pool, settings.queryTimeoutMs),
     sessions: new SessionStore({ redis, scheme, keyPrefix }),
     limiter: new LoginLimiter(redis, {
       maxFailures: settings.loginMaxFailures,

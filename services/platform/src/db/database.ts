@@ -1,8 +1,8 @@
 import {
   AppError,
-  errorCode,
   isMysqlUnavailable,
   type Pool,
+  queryWithin,
   type ResultSetHeader,
 } from '@svc/common';
 import type { PoolConnection as CorePoolConnection } from 'mysql2';
@@ -32,20 +32,8 @@ export interface Database {
 }
 
 export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
-  async function run<T>(sql: string, values: unknown[]): Promise<T> {
-    const conn = await pool.getConnection();
-    try {
-      const [result] = await conn.query({ sql, values, timeout: queryTimeoutMs });
-      conn.release();
-      return result as T;
-    } catch (err) {
-      // A timed-out query may still be running, so its connection is not reused.
-      const broken = (err as { fatal?: unknown }).fatal === true;
-      if (broken || errorCode(err) === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
-      else conn.release();
-      throw err;
-    }
-  }
+  const run = <T>(sql: string, values: unknown[]) =>
+    queryWithin<T>(pool, queryTimeoutMs, sql, values);
 
   async function guarded<T>(work: Promise<T>, missingReference?: string): Promise<T> {
     try {
