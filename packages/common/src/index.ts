@@ -1,5 +1,3 @@
-// Declaration merging of pino-http: `req.log` for every service that builds on this package.
-/// <reference types="pino-http" preserve="true" />
 export {
   AppError,
   errorCode,

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+import type { RequestHandler, Response } from 'express';
+import type { Level, Logger } from 'pino';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Echoed as X-Request-Id and bound into every line of `log`. */
+      id: string;
+      /** The service's logger, bound to this request's id. */
+      log: Logger;
+    }
+  }
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -10,36 +20,50 @@ export function requestIdFrom(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
+function levelOf(res: Response): Level {
+  if (!res.writableFinished) return 'warn';
+  if (res.statusCode >= 500) return 'error';
+  return res.statusCode >= 400 ? 'warn' : 'info';
+}
+
 /**
  * Gives each request an id (echoed as X-Request-Id), a child logger on `req.log`,
- * and one log line when the response ends.
+ * and one log line when the response ends: `request completed`, or `request
+ * aborted` when the client left first.
  */
 export function requestLogger(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    quietReqLogger: true,
-    genReqId(req, res) {
-      const id = requestIdFrom(req.headers['x-request-id']);
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customLogLevel(_req, res, err) {
-      if (err || res.statusCode >= 500) return 'error';
-      return res.statusCode >= 400 ? 'warn' : 'info';
-    },
-    serializers: {
-      req(req) {
-        return {
-          id: req.id,
-          method: req.method,
-          url: req.url,
-          headers: req.headers,
-          remoteAddress: req.remoteAddress,
-        };
+  return (req, res, next) => {
+    const started = performance.now();
+    const id = requestIdFrom(req.headers['x-request-id']);
+    req.id = id;
+    res.setHeader('X-Request-Id', id);
+    // Most requests never log on their own, so their child logger is made on first use.
+    let log: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      get: () => {
+        log ??= logger.child({ reqId: id });
+        return log;
       },
-      res(res) {
-        return { statusCode: res.statusCode };
-      },
-    },
-  });
+    });
+    res.once('close', () => {
+      const level = levelOf(res);
+      if (!logger.isLevelEnabled(level)) return;
+      req.log[level](
+        {
+          req: {
+            id,
+            method: req.method,
+            url: req.originalUrl,
+            headers: req.headers,
+            remoteAddress: req.socket.remoteAddress,
+          },
+          res: { statusCode: res.statusCode },
+          responseTime: Math.round(performance.now() - started),
+        },
+        res.writableFinished ? 'request completed' : 'request aborted',
+      );
+    });
+    next();
+  };
 }

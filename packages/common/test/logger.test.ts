@@ -1,5 +1,7 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBaseApp } from '../src/http.js';
 import { captureLogs } from '../src/testing/index.js';
 
@@ -35,6 +37,8 @@ describe('logging', () => {
     expect(text).not.toContain('secret-token-value');
     const completed = logs.entries().find((entry) => entry.msg === 'request completed');
     expect(completed).toMatchObject({
+      level: 30,
+      responseTime: expect.any(Number),
       reqId: 'log-test-1',
       req: {
         method: 'GET',
@@ -45,5 +49,37 @@ describe('logging', () => {
     });
     const handled = logs.entries().find((entry) => entry.msg === 'handling ping');
     expect(handled?.reqId).toBe('log-test-1');
+  });
+
+  it('logs a request the client left before its answer as aborted, at warn', async () => {
+    const logs = captureLogs();
+    const app = createBaseApp({ logger: logs.logger });
+    let answer: (() => void) | undefined;
+    app.get('/slow', (_req, res) => {
+      answer = () => res.json({ code: 200 });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = httpRequest({
+      port,
+      host: '127.0.0.1',
+      path: '/slow',
+      headers: { 'x-request-id': 'gone-1' },
+    });
+    client.on('error', () => {});
+    client.end();
+    await vi.waitFor(() => expect(answer).toBeDefined());
+    client.destroy();
+    await vi.waitFor(() =>
+      expect(logs.entries().find((entry) => entry.msg === 'request aborted')).toMatchObject({
+        level: 40,
+        reqId: 'gone-1',
+        req: { method: 'GET', url: '/slow' },
+      }),
+    );
+    expect(logs.entries().some((entry) => entry.msg === 'request completed')).toBe(false);
+    answer?.();
+    await new Promise((resolve) => server.close(resolve));
   });
 });

@@ -36,7 +36,7 @@ export interface GuardOptions {
   ttlSeconds?: number;
   /**
    * Told when Redis fails (the request gets 503). Default: `req.log.error`
-   * when the app has a pino-http logger, else nothing.
+   * when the app has a request logger (`@svc/common`), else nothing.
    */
   onStoreError?: (err: unknown, req: Request) => void;
 }
