@@ -93,8 +93,8 @@ describe('a streamed list whose client leaves while rows are still coming', () =
     async function* slowRows() {
       try {
         for (let i = 0; ; i++) {
-          // Big enough rows that the first chunk goes out, slow enough that the client leaves mid-list.
-          yield { id: i, pad: 'x'.repeat(2000) };
+          // Big enough rows that the first piece goes out, slow enough that the client leaves mid-list.
+          yield Buffer.from(JSON.stringify({ id: i, pad: 'x'.repeat(2000) }));
           if (i % 40 === 39) await new Promise((resolve) => setTimeout(resolve, 20));
         }
       } finally {

@@ -231,3 +231,17 @@ describe('cascades', () => {
     expect(await t.counts()).toEqual({ merchants: 0, services: 0, orders: 0 });
   });
 });
+
+describe('GET /api/order/list as a whole list', () => {
+  it('writes every character of a name as JSON carries it, as the page does', async () => {
+    const awkward = '引号"反斜杠\\换行\n制表\t控制\u0001\u001f表情😀</script>&\'';
+    await request(t.app)
+      .post('/api/order/create')
+      .send({ service_id: serviceId, user_name: awkward, user_phone: '+86 (10) "1"' });
+    const whole = await request(t.app).get('/api/order/list');
+    const page = await request(t.app).get('/api/order/list?page=1&pageSize=100');
+    expect(whole.body.data).toHaveLength(1);
+    expect(whole.body.data[0]).toMatchObject({ user_name: awkward, user_phone: '+86 (10) "1"' });
+    expect(whole.body).toEqual(page.body);
+  });
+});

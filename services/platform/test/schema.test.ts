@@ -153,9 +153,9 @@ describe('list queries on 20,000 orders', () => {
         seen.push({ sql, values });
         return db.select(sql, values);
       },
-      selectEach: (sql, values = []) => {
-        seen.push({ sql, values });
-        return db.selectEach(sql, values);
+      lookupThenStream: (lookup, list) => {
+        seen.push(lookup, list);
+        return db.lookupThenStream(lookup, list);
       },
       insert: db.insert,
       update: db.update,

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   AppError,
   isMysqlUnavailable,
@@ -13,6 +14,11 @@ const MISSING_REFERENCE = new Set([1216, 1452]);
 export const STORAGE_UNAVAILABLE = 'storage is unavailable';
 export const STORAGE_ERROR = 'storage error';
 
+export interface Statement {
+  sql: string;
+  values: unknown[];
+}
+
 /**
  * Parameterized SQL on the pool. Every failure becomes a 500 AppError whose
  * text is safe to send; the driver's error stays as its cause, for the log.
@@ -20,11 +26,16 @@ export const STORAGE_ERROR = 'storage error';
 export interface Database {
   select<T>(sql: string, values?: unknown[]): Promise<T[]>;
   /**
-   * Rows one by one as the server sends them, for lists too long to hold whole.
-   * Resolves once the server has started answering, so a failure before any
-   * row is a rejection like select's; one later throws from the iteration.
+   * `lookup`'s rows, then `list`'s rows in batches as the server sends them,
+   * both read in one read-only snapshot, so the list sees the data the lookup
+   * saw. The list's rows are arrays of column values. Resolves once the list has
+   * started answering, so a failure before any row is a rejection like select's;
+   * one later throws from the iteration.
    */
-  selectEach<T>(sql: string, values?: unknown[]): Promise<AsyncIterable<T>>;
+  lookupThenStream<L, R>(
+    lookup: Statement,
+    list: Statement,
+  ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
   /** Returns the new row's id; `missingReference` is the text for a foreign key that finds no row. */
   insert(sql: string, values: unknown[], missingReference?: string): Promise<number>;
   /** Returns the number of rows the statement matched. */
@@ -43,19 +54,29 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     }
   }
 
-  async function selectEach<T>(sql: string, values: unknown[] = []): Promise<AsyncIterable<T>> {
+  async function lookupThenStream<L, R>(lookup: Statement, list: Statement) {
     // The driver's own pool: only its connections stream rows.
     const conn = await guarded(
       new Promise<CorePoolConnection>((resolve, reject) =>
         pool.pool.getConnection((err, connection) => (err ? reject(err) : resolve(connection))),
       ),
     );
-    // No query timeout here: once rows flow, a slow client may take its time;
-    // the wait for the first answer is bounded instead.
-    const query = conn.query({ sql, values });
-    const rows = query.stream({ highWaterMark: 256 });
+    const statement = <T>(sql: string, values: unknown[] = []) =>
+      new Promise<T>((resolve, reject) =>
+        conn.query({ sql, values, timeout: queryTimeoutMs }, (err, rows) =>
+          err ? reject(err) : resolve(rows as T),
+        ),
+      );
+    let found: L[];
+    let rows: Readable;
     let timer: NodeJS.Timeout | undefined;
     try {
+      await statement('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
+      found = await statement<L[]>(lookup.sql, lookup.values);
+      // No query timeout on the list: once rows flow, a slow client may take
+      // its time; the wait for the first answer is bounded instead.
+      const query = conn.query({ sql: list.sql, values: list.values, rowsAsArray: true });
+      rows = query.stream({ highWaterMark: 256 });
       await new Promise<void>((resolve, reject) => {
         query.once('fields', () => resolve());
         rows.once('error', reject);
@@ -67,24 +88,25 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     } finally {
       clearTimeout(timer);
     }
-    return (async function* () {
+    const batches = (async function* () {
       let finished = false;
       try {
-        for await (const row of rows) yield row as T;
+        yield* batchesOf<R>(rows);
         finished = true;
       } catch (err) {
         throw new AppError(500, describe(err), undefined, { cause: err });
       } finally {
-        // Left early (the client went away) or failed: the query may still be running.
-        if (finished) conn.release();
+        // Left early (the client went away) or failed: the list may still be running.
+        if (finished) conn.query('COMMIT', (err) => (err ? conn.destroy() : conn.release()));
         else conn.destroy();
       }
     })();
+    return { lookup: found, batches };
   }
 
   return {
     select: <T>(sql: string, values: unknown[] = []) => guarded(run<T[]>(sql, values)),
-    selectEach,
+    lookupThenStream,
     async insert(sql, values, missingReference) {
       const result = await guarded(run<ResultSetHeader>(sql, values), missingReference);
       return result.insertId;
@@ -94,6 +116,32 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       return result.affectedRows;
     },
   };
+}
+
+/** Whatever rows the stream holds at a time, so a long list costs no promise per row. */
+async function* batchesOf<R>(rows: Readable): AsyncGenerator<R[]> {
+  for (;;) {
+    const batch: R[] = [];
+    for (let row = rows.read(); row !== null; row = rows.read()) batch.push(row as R);
+    if (batch.length > 0) {
+      yield batch;
+      continue;
+    }
+    if (rows.errored) throw rows.errored;
+    if (rows.readableEnded) return;
+    await new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error) => {
+        rows.off('readable', settle);
+        rows.off('end', settle);
+        rows.off('error', settle);
+        if (err) reject(err);
+        else resolve();
+      };
+      rows.on('readable', settle);
+      rows.on('end', settle);
+      rows.on('error', settle);
+    });
+  }
 }
 
 function timedOut(): Error {

@@ -9,16 +9,11 @@ import { INT_MAX } from './fields.js';
 /** An INT AUTO_INCREMENT key, or a reference to one. */
 export const rowId = z.int().min(1).max(INT_MAX);
 
-/** mysql2 gives a TIMESTAMP as a Date, which JSON writes as ISO 8601 in UTC. */
+/** A TIMESTAMP as the lists write it (see db/iso-time.ts). */
 export const timestamp = z.iso.datetime().meta({
   description: 'insertion time, ISO 8601 in UTC',
   examples: ['2026-11-22T19:15:04.000Z'],
 });
-
-/** A row as mysql2 gives it, before JSON turns its Date into the text of `timestamp`. */
-export type Stored<Row extends { create_time: string }> = Omit<Row, 'create_time'> & {
-  create_time: Date;
-};
 
 /** `{ code: 200, message: '获取成功', data: [rows] }` */
 export const listReply = (row: z.ZodType) =>

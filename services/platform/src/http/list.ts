@@ -51,8 +51,8 @@ export function toPage(query: { page?: number; pageSize?: number }): Page | unde
 }
 
 export interface ListSource<Row> {
-  /** The whole list, as rows or as a stream of them. */
-  all(): Promise<Row[] | AsyncIterable<Row>>;
+  /** The whole list: rows, or JSON text of rows separated by commas, in pieces. */
+  all(): Promise<Row[] | AsyncIterable<Buffer>>;
   page(page: Page): Promise<Row[]>;
   count(): Promise<number>;
 }
@@ -61,7 +61,6 @@ export interface ListSource<Row> {
 export async function sendList<Row>(res: Response, source: ListSource<Row>, page?: Page) {
   if (!page) {
     const rows = await source.all();
-    // Rows already in memory go out in one piece, which is faster than row by row.
     if (Array.isArray(rows)) res.json(messageBody(200, '获取成功', rows));
     else await writeList(res, rows);
     return;
@@ -72,27 +71,26 @@ export async function sendList<Row>(res: Response, source: ListSource<Row>, page
   res.json(messageBody(200, '获取成功', rows));
 }
 
-const CHUNK_CHARS = 64 * 1024;
+const LIST_HEAD = Buffer.from('{"code":200,"message":"获取成功","data":[');
+const LIST_TAIL = Buffer.from(']}');
+const COMMA = Buffer.from(',');
 
 /**
- * Writes `{"code":200,"message":"获取成功","data":[...]}` as the rows arrive, so a
- * list of megabytes is never held whole, as rows or as text.
+ * Writes `{"code":200,"message":"获取成功","data":[...]}` as the rows' text
+ * arrives, so a list of megabytes is never held whole.
  */
-async function writeList<Row>(res: Response, rows: AsyncIterable<Row>) {
+async function writeList(res: Response, pieces: AsyncIterable<Buffer>) {
   res.type('json');
-  let chunk = '{"code":200,"message":"获取成功","data":[';
-  let separator = '';
-  for await (const row of rows) {
-    chunk += separator + JSON.stringify(row);
-    separator = ',';
-    if (chunk.length < CHUNK_CHARS) continue;
+  res.write(LIST_HEAD);
+  let first = true;
+  for await (const piece of pieces) {
     // Leaving the loop ends the query and gives its connection back.
     if (res.destroyed) return;
-    const flushed = res.write(chunk);
-    chunk = '';
-    if (!flushed && !(await drained(res))) return;
+    if (!first) res.write(COMMA);
+    first = false;
+    if (!res.write(piece) && !(await drained(res))) return;
   }
-  res.end(`${chunk}]}`);
+  res.end(LIST_TAIL);
 }
 
 /** True once the client can take more; false when it went away. */

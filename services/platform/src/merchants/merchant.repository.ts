@@ -1,17 +1,17 @@
 import type { z } from 'zod';
 import type { Database } from '../db/database.js';
+import { isoTime } from '../db/iso-time.js';
 import { limitClause, type Page } from '../db/page.js';
-import type { Stored } from '../http/envelopes.js';
 import type { merchantRow, NewMerchant } from './merchant.schema.js';
 
-export type MerchantRow = Stored<z.output<typeof merchantRow>>;
+export type MerchantRow = z.output<typeof merchantRow>;
 
 export function merchantRepository(db: Database) {
   return {
     list(page?: Page): Promise<MerchantRow[]> {
       const limit = limitClause(page);
       return db.select<MerchantRow>(
-        `SELECT id, name, address, phone, status, create_time FROM merchants ORDER BY id${limit.sql}`,
+        `SELECT id, name, address, phone, status, ${isoTime('create_time')} AS create_time FROM merchants ORDER BY id${limit.sql}`,
         limit.values,
       );
     },

@@ -1,15 +1,15 @@
 import type { z } from 'zod';
 import type { Database } from '../db/database.js';
+import { isoTime } from '../db/iso-time.js';
 import { limitClause, type Page } from '../db/page.js';
-import type { Stored } from '../http/envelopes.js';
 import type { NewService, serviceRow } from './service.schema.js';
 
 /** Price is the DECIMAL's text, as MySQL gives it ("150.00"). */
-export type ServiceRow = Stored<z.output<typeof serviceRow>>;
+export type ServiceRow = z.output<typeof serviceRow>;
 
 const SELECT_ROWS = `
   SELECT s.id, s.merchant_id, s.name, s.price, s.category, s.image_url, s.stock, s.status,
-         s.create_time, m.name AS merchant_name
+         ${isoTime('s.create_time')} AS create_time, m.name AS merchant_name
   FROM services s LEFT JOIN merchants m ON m.id = s.merchant_id`;
 
 /**

@@ -1,0 +1,113 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { cachedCounts } from '../src/db/cached-counts.js';
+import { ORDER_TOTALS } from '../src/orders/order.repository.js';
+import {
+  addMerchant,
+  addOrder,
+  addService,
+  createTestApp,
+  execute,
+  type TestApp,
+} from './support/test-app.js';
+
+describe('cachedCounts', () => {
+  const counter = (totals: number[]) => {
+    const countRows = vi.fn(async () => totals.shift() ?? -1);
+    return countRows;
+  };
+
+  it('counts a short list on every request', async () => {
+    const counts = cachedCounts({ floor: 100, ttlMs: 60_000 });
+    const countRows = counter([5, 6]);
+    expect(await counts.get('k', countRows)).toBe(5);
+    expect(await counts.get('k', countRows)).toBe(6);
+    expect(countRows).toHaveBeenCalledTimes(2);
+  });
+
+  it('reuses a long list total until it expires or is cleared', async () => {
+    vi.useFakeTimers();
+    try {
+      const counts = cachedCounts({ floor: 100, ttlMs: 1000 });
+      const countRows = counter([500, 501, 502]);
+      expect(await counts.get('k', countRows)).toBe(500);
+      expect(await counts.get('k', countRows)).toBe(500);
+      vi.advanceTimersByTime(1001);
+      expect(await counts.get('k', countRows)).toBe(501);
+      counts.clear();
+      expect(await counts.get('k', countRows)).toBe(502);
+      expect(countRows).toHaveBeenCalledTimes(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps totals apart by key', async () => {
+    const counts = cachedCounts({ floor: 100, ttlMs: 60_000 });
+    expect(await counts.get('a', counter([500]))).toBe(500);
+    expect(await counts.get('b', counter([700]))).toBe(700);
+    expect(await counts.get('a', counter([1]))).toBe(500);
+  });
+
+  it('shares one count among concurrent requests and keeps no failure', async () => {
+    const counts = cachedCounts({ floor: 100, ttlMs: 60_000 });
+    let fail: (err: Error) => void = () => {};
+    const failing = vi.fn(
+      () =>
+        new Promise<number>((_resolve, reject) => {
+          fail = reject;
+        }),
+    );
+    const first = counts.get('k', failing);
+    const second = counts.get('k', failing);
+    fail(new Error('store down'));
+    await expect(first).rejects.toThrow('store down');
+    await expect(second).rejects.toThrow('store down');
+    expect(failing).toHaveBeenCalledTimes(1);
+    expect(await counts.get('k', counter([9]))).toBe(9);
+  });
+});
+
+describe('X-Total-Count of a long order list (real MySQL)', () => {
+  let t: TestApp;
+  let serviceId: number;
+  const LONG = ORDER_TOTALS.floor + 10;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const merchantId = await addMerchant(t.app);
+    serviceId = await addService(t.app, merchantId);
+    const rows = Array.from({ length: LONG }, (_, i) => [serviceId, `客户${i}`, '13900000000', 1]);
+    await execute(
+      t.pool,
+      'INSERT INTO orders (service_id, user_name, user_phone, status) VALUES ?',
+      [rows],
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const total = async (query: string) => {
+    const res = await request(t.app).get(`/api/order/list?${query}&page=1&pageSize=5`);
+    expect(res.body.data).toHaveLength(5);
+    return Number(res.headers['x-total-count']);
+  };
+
+  it('is exact at first, may lag a direct write for up to the cache time, and is exact after it', async () => {
+    expect(await total('status=1')).toBe(LONG);
+    await execute(
+      t.pool,
+      'UPDATE orders SET status = 2 WHERE id = (SELECT MIN(id) FROM (SELECT id FROM orders) o)',
+    );
+    expect(await total('status=1')).toBe(LONG);
+    await new Promise((resolve) => setTimeout(resolve, ORDER_TOTALS.ttlMs + 100));
+    expect(await total('status=1')).toBe(LONG - 1);
+  });
+
+  it("counts this instance's own new order at once", async () => {
+    const before = await total('status=');
+    await addOrder(t.app, serviceId);
+    expect(await total('status=')).toBe(before + 1);
+  });
+});
