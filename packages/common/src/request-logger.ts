@@ -20,6 +20,30 @@ export function requestIdFrom(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
+const SERVICE_LOGGER = Symbol('service logger');
+const REQUEST_LOGGER = Symbol('request logger');
+
+interface LoggedRequest {
+  id: string;
+  [SERVICE_LOGGER]: Logger;
+  [REQUEST_LOGGER]?: Logger;
+}
+
+/**
+ * `req.log`, made on first use: most requests never log on their own. It lives
+ * on the app's request prototype, once, rather than on each request object.
+ */
+const lazyRequestLog: PropertyDescriptor = {
+  configurable: true,
+  get(this: LoggedRequest) {
+    this[REQUEST_LOGGER] ??= this[SERVICE_LOGGER].child({ reqId: this.id });
+    return this[REQUEST_LOGGER];
+  },
+  set(this: LoggedRequest, log: Logger) {
+    this[REQUEST_LOGGER] = log;
+  },
+};
+
 function levelOf(res: Response): Level {
   if (!res.writableFinished) return 'warn';
   if (res.statusCode >= 500) return 'error';
@@ -37,15 +61,9 @@ export function requestLogger(logger: Logger): RequestHandler {
     const id = requestIdFrom(req.headers['x-request-id']);
     req.id = id;
     res.setHeader('X-Request-Id', id);
-    // Most requests never log on their own, so their child logger is made on first use.
-    let log: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      get: () => {
-        log ??= logger.child({ reqId: id });
-        return log;
-      },
-    });
+    const prototype = Object.getPrototypeOf(req);
+    if (!Object.hasOwn(prototype, 'log')) Object.defineProperty(prototype, 'log', lazyRequestLog);
+    (req as unknown as LoggedRequest)[SERVICE_LOGGER] = logger;
     res.once('close', () => {
       const level = levelOf(res);
       if (!logger.isLevelEnabled(level)) return;
