@@ -1,21 +1,14 @@
-import type { RequestHandler, Router } from 'express';
-import { endpointRouter } from '../http/endpoints.js';
+import type { Endpoint } from '../http/endpoints.js';
 import { merchantDocs } from './merchant.docs.js';
 import { merchantHandlers } from './merchant.handlers.js';
 import type { MerchantRepository } from './merchant.repository.js';
 
-/**
- * Each route is its document (method, path, schemas, failure envelope) and a
- * handler; the administrator routes among them run `adminGuard` first.
- */
-export function merchantRoutes(merchants: MerchantRepository, adminGuard?: RequestHandler): Router {
+/** Each route is its document (method, path, schemas, failure envelope) and its handler. */
+export function merchantRoutes(merchants: MerchantRepository): Endpoint[] {
   const handle = merchantHandlers(merchants);
-  return endpointRouter(
-    [
-      { ...merchantDocs.list, handler: handle.list },
-      { ...merchantDocs.add, handler: handle.add },
-      { ...merchantDocs.approve, handler: handle.approve },
-    ],
-    { adminGuard },
-  );
+  return [
+    { ...merchantDocs.list, handler: handle.list },
+    { ...merchantDocs.add, handler: handle.add },
+    { ...merchantDocs.approve, handler: handle.approve },
+  ];
 }
