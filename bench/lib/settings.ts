@@ -5,6 +5,8 @@ export interface BenchSettings {
   only: string[];
   /** Seconds of load per measurement. */
   duration: number;
+  /** Seconds of the same load before each measurement, so no JIT is measured cold; none under --quick. */
+  warmUp: number;
   mysqlUrl: string;
   redisUrl: string;
 }
@@ -16,6 +18,7 @@ export function benchSettings(argv: string[]): BenchSettings {
     quick,
     only: only ? only.split(',') : [],
     duration: quick ? 2 : 5,
+    warmUp: quick ? 0 : 1,
     mysqlUrl: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306',
     redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15',
   };

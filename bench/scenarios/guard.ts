@@ -1,52 +1,26 @@
 import { join } from 'node:path';
-import { type LoadResult, load } from '../lib/load.js';
+import { load } from '../lib/load.js';
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { type RunningServer, repoRoot, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
+import { inTurns } from '../lib/turns.js';
 
 const CONNECTIONS = 64;
-
-interface Measured extends LoadResult {
-  rss: number;
-}
 
 async function measure(
   app: RunningServer,
   path: string,
   headers: Record<string, string>,
-  duration: number,
+  { duration, warmUp }: BenchSettings,
 ) {
+  const request = { url: app.url + path, connections: CONNECTIONS, headers };
+  if (warmUp > 0) await load({ ...request, duration: warmUp });
   app.resetPeak();
-  const result = await load({ url: app.url + path, connections: CONNECTIONS, duration, headers });
+  const result = await load({ ...request, duration });
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${path}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   }
   return { ...result, rss: app.peakRssMb() };
-}
-
-/** Runs the variants in turns (A B C A B C) so drift on a shared machine hits them alike. */
-async function inTurns(rounds: number, variants: (() => Promise<Measured>)[]): Promise<Measured[]> {
-  const sums = variants.map(() => ({
-    rps: 0,
-    p50: 0,
-    p99: 0,
-    rss: 0,
-    requests: 0,
-    errors: 0,
-    non2xx: 0,
-  }));
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, variant] of variants.entries()) {
-      const result = await variant();
-      const sum = sums[i]!;
-      sum.rps += result.rps / rounds;
-      sum.p50 += result.p50 / rounds;
-      sum.p99 += result.p99 / rounds;
-      sum.rss = Math.max(sum.rss, result.rss);
-      sum.requests += result.requests;
-    }
-  }
-  return sums;
 }
 
 /** Scenario 1: what the guard costs, against no check and against express-session. */
@@ -67,11 +41,10 @@ export async function guardOverhead(settings: BenchSettings): Promise<ResultRow[
       };
       const login = await fetch(`${app.url}/session/login`, { method: 'POST' });
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
-      const d = settings.duration;
-      const [unguarded, guarded, sessions] = await inTurns(settings.quick ? 1 : 2, [
-        () => measure(app, '/unguarded/me', {}, d),
-        () => measure(app, '/api/user/me', { authorization: `Bearer ${token}` }, d),
-        () => measure(app, '/session/me', { cookie }, d),
+      const [unguarded, guarded, sessions] = await inTurns(settings.quick ? 1 : 3, [
+        () => measure(app, '/unguarded/me', {}, settings),
+        () => measure(app, '/api/user/me', { authorization: `Bearer ${token}` }, settings),
+        () => measure(app, '/session/me', { cookie }, settings),
       ]);
       if (!unguarded || !guarded || !sessions) throw new Error('guard measurements missing');
       progress(

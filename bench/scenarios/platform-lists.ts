@@ -12,6 +12,7 @@ import {
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { type RunningServer, repoRoot, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
+import { inTurns, type Measured } from '../lib/turns.js';
 
 const ORDERS = 100_000;
 const OURS = `bench_platform_${ORDERS}`;
@@ -83,16 +84,21 @@ const cases: Case[] = [
   },
 ];
 
-async function measure(target: RunningServer, c: Case, duration: number) {
-  await target.settle('/api/merchant/list');
-  target.resetPeak();
-  const result = await load({
+async function measure(
+  target: RunningServer,
+  c: Case,
+  { duration, warmUp }: BenchSettings,
+): Promise<Measured> {
+  const request = {
     url: target.url + c.path,
     connections: c.connections,
-    duration: Math.max(duration, c.minDuration ?? 0),
     method: c.method,
     body: c.body,
-  });
+  };
+  if (warmUp > 0) await load({ ...request, duration: warmUp });
+  await target.settle('/api/merchant/list');
+  target.resetPeak();
+  const result = await load({ ...request, duration: Math.max(duration, c.minDuration ?? 0) });
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${c.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   }
@@ -117,8 +123,11 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
   try {
     for (const c of cases) {
       progress(`platform: ${c.name}`);
-      const base = await measure(legacy, c, settings.duration);
-      const mine = await measure(ours, c, settings.duration);
+      const [base, mine] = await inTurns(settings.quick ? 1 : 2, [
+        () => measure(legacy, c, settings),
+        () => measure(ours, c, settings),
+      ]);
+      if (!base || !mine) throw new Error(`${c.name}: measurements missing`);
       const unpaginated = c.name.endsWith('unpaginated');
       const ratio = mine.rps / base.rps;
       rows.push(
