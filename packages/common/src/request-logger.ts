@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Level, Logger } from 'pino';
 
 declare global {
@@ -22,11 +22,13 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 const SERVICE_LOGGER = Symbol('service logger');
 const REQUEST_LOGGER = Symbol('request logger');
+const STARTED = Symbol('started');
 
-interface LoggedRequest {
-  id: string;
+interface LoggedRequest extends Request {
   [SERVICE_LOGGER]: Logger;
   [REQUEST_LOGGER]?: Logger;
+  /** performance.now() when the request reached the app. */
+  [STARTED]: number;
 }
 
 /**
@@ -50,6 +52,27 @@ function levelOf(res: Response): Level {
   return res.statusCode >= 400 ? 'warn' : 'info';
 }
 
+/** The response's `close` listener, one function for every request. */
+function logOutcome(this: Response): void {
+  const req = this.req as LoggedRequest;
+  const level = levelOf(this);
+  if (!req[SERVICE_LOGGER].isLevelEnabled(level)) return;
+  req.log[level](
+    {
+      req: {
+        id: req.id,
+        method: req.method,
+        url: req.originalUrl,
+        headers: req.headers,
+        remoteAddress: req.socket.remoteAddress,
+      },
+      res: { statusCode: this.statusCode },
+      responseTime: Math.round(performance.now() - req[STARTED]),
+    },
+    this.writableFinished ? 'request completed' : 'request aborted',
+  );
+}
+
 /**
  * Gives each request an id (echoed as X-Request-Id), a child logger on `req.log`,
  * and one log line when the response ends: `request completed`, or `request
@@ -57,31 +80,15 @@ function levelOf(res: Response): Level {
  */
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const started = performance.now();
-    const id = requestIdFrom(req.headers['x-request-id']);
-    req.id = id;
-    res.setHeader('X-Request-Id', id);
+    const logged = req as LoggedRequest;
+    logged[STARTED] = performance.now();
+    logged[SERVICE_LOGGER] = logger;
+    req.id = requestIdFrom(req.headers['x-request-id']);
+    res.setHeader('X-Request-Id', req.id);
     const prototype = Object.getPrototypeOf(req);
     if (!Object.hasOwn(prototype, 'log')) Object.defineProperty(prototype, 'log', lazyRequestLog);
-    (req as unknown as LoggedRequest)[SERVICE_LOGGER] = logger;
-    res.once('close', () => {
-      const level = levelOf(res);
-      if (!logger.isLevelEnabled(level)) return;
-      req.log[level](
-        {
-          req: {
-            id,
-            method: req.method,
-            url: req.originalUrl,
-            headers: req.headers,
-            remoteAddress: req.socket.remoteAddress,
-          },
-          res: { statusCode: res.statusCode },
-          responseTime: Math.round(performance.now() - started),
-        },
-        res.writableFinished ? 'request completed' : 'request aborted',
-      );
-    });
+    // `close` comes once, after `finish` or when the client left first.
+    res.on('close', logOutcome);
     next();
   };
 }
