@@ -38,7 +38,8 @@ export const pageQuery = { page, pageSize };
 /** The header of a page; without page and pageSize the whole list comes back and no header. */
 export const pageHeaders = {
   'X-Total-Count': {
-    description: 'with page or pageSize: the number of rows in the whole list',
+    description:
+      'with page or pageSize: the number of rows in the whole list (for an order list of 10,000 rows or more, as counted up to a second before)',
     schema: z.int().min(0),
   },
 };
