@@ -26,6 +26,7 @@ export {
   renderStatusEnvelope,
   toFailure,
 } from './http.js';
+export { ListenError, listen } from './listen.js';
 export { createLogger, type Logger, REDACTED_PATHS } from './logger.js';
 export { migrate, migrateOnce, splitStatements } from './migrate.js';
 export {

@@ -2,6 +2,7 @@ import {
   connectRedis,
   createLogger,
   createMysqlPool,
+  listen,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
@@ -27,9 +28,8 @@ await runService('auth', async () => {
     bodyLimitKb: config.BODY_LIMIT_KB,
     settings: authSettingsFrom(config),
   });
-  const server = app.listen(config.PORT, config.HOST, () => {
-    logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
-  });
+  const server = await listen(app, config.PORT, config.HOST);
+  logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,

@@ -1,6 +1,7 @@
 import {
   createLogger,
   createMysqlPool,
+  listen,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
@@ -24,10 +25,14 @@ await runService('platform', async () => {
     queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
     adminToken: config.PLATFORM_ADMIN_TOKEN,
   });
-  const server = app.listen(config.PORT, config.HOST, () => {
-    const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
-    logger.info({ port: config.PORT, host: config.HOST, adminRoutes }, 'platform listening');
-  });
+  const server = await listen(app, config.PORT, config.HOST);
+  const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
+  logger.info({ port: config.PORT, host: config.HOST, adminRoutes }, 'platform listening');
+  if (!config.PLATFORM_ADMIN_TOKEN) {
+    logger.warn(
+      "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",
+    );
+  }
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,

@@ -188,6 +188,7 @@ export async function startMariaDbServer(): Promise<TestServer> {
 
 export interface MainResult {
   code: number | null;
+  stdout: string;
   stderr: string;
   ms: number;
 }
@@ -200,8 +201,13 @@ export function runMain(mainPath: string, env: Record<string, string>): Promise<
       process.execPath,
       ['--conditions=source', '--import', 'tsx', mainPath],
       { env: { ...process.env, ...env }, timeout: 15_000 },
-      (error, _stdout, stderr) => {
-        resolve({ code: error ? (error.code as number) : 0, stderr, ms: Date.now() - started });
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (error.code as number) : 0,
+          stdout,
+          stderr,
+          ms: Date.now() - started,
+        });
       },
     );
   });

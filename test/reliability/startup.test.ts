@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import {
+  createTestDatabase,
+  createTestRedis,
+  freePort,
+  mysqlVariables,
+  runMain,
+} from '@svc/common/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { logEntries, type ServiceProcess, startService } from './support/service-process.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const mainOf = (service: string) => join(root, `services/${service}/src/main.ts`);
+
+async function storesFor(service: 'auth' | 'platform'): Promise<Record<string, string>> {
+  const db = await createTestDatabase();
+  cleanups.push(() => db.drop());
+  if (service === 'platform') return mysqlVariables(db.settings);
+  const redis = await createTestRedis();
+  return { ...mysqlVariables(db.settings), REDIS_URL: redis.url };
+}
+
+function occupy(port: number): Promise<Server> {
+  const server = createServer();
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+
+let cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.map((cleanup) => cleanup()));
+  cleanups = [];
+});
+
+describe('a port already taken at start', () => {
+  it.each(['auth', 'platform'] as const)(
+    '%s exits non-zero at once with one line naming the port, never "listening"',
+    async (service) => {
+      const port = await freePort();
+      const squatter = await occupy(port);
+      cleanups.push(() => new Promise((resolve) => squatter.close(resolve)));
+
+      const result = await runMain(mainOf(service), {
+        ...(await storesFor(service)),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+      });
+
+      expect(result.code).toBe(1);
+      expect(result.ms).toBeLessThan(8000);
+      expect(result.stderr).toBe(
+        `${service}: cannot listen on port ${port} (host 127.0.0.1): the port is already in use\n`,
+      );
+      expect(result.stdout).not.toContain('listening');
+    },
+  );
+});
+
+describe('the platform without PLATFORM_ADMIN_TOKEN', () => {
+  let running: ServiceProcess | undefined;
+  afterEach(() => running?.stop());
+
+  const warnings = (service: ServiceProcess) =>
+    logEntries(service.output()).filter((entry) => entry.level === 40);
+
+  it('warns at start that the administrator routes and phone numbers are open', async () => {
+    running = await startService('platform', { ...(await storesFor('platform')) });
+    expect(warnings(running).map((entry) => entry.msg)).toEqual([
+      "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",
+    ]);
+  });
+
+  it('does not warn when the token is set', async () => {
+    running = await startService('platform', {
+      ...(await storesFor('platform')),
+      PLATFORM_ADMIN_TOKEN: 'a-token-of-sixteen-or-more',
+    });
+    expect(warnings(running)).toEqual([]);
+    expect(running.output()).toContain('"adminRoutes":"token required"');
+  });
+});
+
+/** `pnpm <script>` at the root, in its own process group, as a terminal runs it. */
+function runRootScript(script: 'start' | 'dev', env: Record<string, string>) {
+  const child: ChildProcess = spawn('pnpm', [script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  cleanups.push(async () => {
+    if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGKILL');
+    await exited;
+  });
+  return { output: () => output, exited, pgid: child.pid as number };
+}
+
+async function healthy(url: string, deadlineMs: number): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const ok = await fetch(`${url}/healthz`)
+      .then((res) => res.ok)
+      .catch(() => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('the root start and dev scripts', () => {
+  it.each(['dev', 'start'] as const)(
+    'pnpm %s runs both services on their own ports and databases, and Ctrl-C ends it cleanly',
+    async (script) => {
+      const [authPort, platformPort] = [await freePort(), await freePort()];
+      const auth = await storesFor('auth');
+      const platform = await storesFor('platform');
+      const databaseOf = (variables: Record<string, string>) => variables.MYSQL_DATABASE as string;
+      const run = runRootScript(script, {
+        ...auth,
+        MYSQL_DATABASE: 'shared_by_mistake',
+        PORT: '1',
+        AUTH_PORT: String(authPort),
+        AUTH_MYSQL_DATABASE: databaseOf(auth),
+        PLATFORM_PORT: String(platformPort),
+        PLATFORM_MYSQL_DATABASE: databaseOf(platform),
+        HOST: '127.0.0.1',
+      });
+
+      await healthy(`http://127.0.0.1:${authPort}`, 90_000);
+      await healthy(`http://127.0.0.1:${platformPort}`, 90_000);
+      const output = run.output();
+      expect(output).toContain(`"port":${authPort}`);
+      expect(output).toContain(`"port":${platformPort}`);
+      expect(output).not.toContain('shared_by_mistake');
+
+      process.kill(-run.pgid, 'SIGINT');
+      expect(await run.exited).toBe(0);
+      const after = run.output();
+      expect(after.match(/"msg":"stopped"/g)).toHaveLength(2);
+      expect(after).not.toMatch(/Failed|ELIFECYCLE|ERR_PNPM/);
+    },
+    150_000,
+  );
+});
