@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '@svc/common';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 interface ComposeService {
   profiles?: string[];
+  stop_grace_period?: string;
+  networks?: Record<string, { ipv4_address?: string }>;
   deploy?: { replicas?: number };
   volumes?: string[];
   image?: string;
@@ -23,15 +25,35 @@ interface ComposeService {
 /** Compose's `${VAR:-default}` as an empty environment gives it. */
 const interpolate = (value: string) => value.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
 
-const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> };
+const compose = parse(read('docker-compose.yml')) as {
+  services: Record<string, ComposeService>;
+  networks?: Record<string, { ipam?: { config?: { subnet: string }[] } }>;
+};
 const { services } = compose;
+const seconds = (duration: string) => {
+  const match = /^(\d+)(ms|s|m)$/.exec(duration);
+  if (!match) throw new Error(`not a compose duration: ${duration}`);
+  return Number(match[1]) * { ms: 0.001, s: 1, m: 60 }[match[2] as 'ms' | 's' | 'm'];
+};
 
 const apps = [
-  { name: 'auth', port: 3000, schema: authConfig, stores: ['redis', 'mysql'] },
-  { name: 'platform', port: 8080, schema: platformConfig, stores: ['mysql'] },
+  { name: 'auth', port: 3000, schema: authConfig, stores: ['redis', 'mysql'], database: 'judge' },
+  {
+    name: 'platform',
+    port: 8080,
+    schema: platformConfig,
+    stores: ['mysql'],
+    database: 'life_service',
+  },
 ];
+const initScript = read('deploy/mysql/init/01-service-users.sh');
 
 describe('docker-compose.yml', () => {
+  it('mysql runs deploy/mysql/init on its first start, where both service users are made', () => {
+    expect(services.mysql?.volumes).toContain('./deploy/mysql/init:/docker-entrypoint-initdb.d:ro');
+    expect(statSync(join(root, 'deploy/mysql/init/01-service-users.sh')).mode & 0o111).not.toBe(0);
+  });
+
   it('runs redis 7 and mysql 8.4 with health checks', () => {
     expect(services.redis?.image).toMatch(/^redis:7/);
     expect(services.mysql?.image).toMatch(/^mysql:8\.4/);
@@ -69,6 +91,28 @@ describe('docker-compose.yml', () => {
         expect(() => loadConfig(app.schema, env)).not.toThrow();
       });
 
+      it('connects to MySQL as its own user, whose privileges cover its own database only', () => {
+        const env = service.environment ?? {};
+        expect(env.MYSQL_USER).toBe(app.name);
+        expect(env.MYSQL_DATABASE).toBe(app.database);
+        const passwordVariable = `${app.name.toUpperCase()}_MYSQL_PASSWORD`;
+        expect(String(env.MYSQL_PASSWORD)).toMatch(new RegExp(`^\\$\\{${passwordVariable}:-`));
+        expect(services.mysql?.environment?.[passwordVariable]).toBe(env.MYSQL_PASSWORD);
+        const grants = [...initScript.matchAll(/GRANT (.+) ON (\S+) TO '(\w+)'@'%'/g)].filter(
+          (grant) => grant[3] === app.name,
+        );
+        expect(grants.map((grant) => grant[2])).toEqual([`${app.database}.*`]);
+        expect(initScript).toContain(`CREATE USER IF NOT EXISTS '${app.name}'@'%'`);
+        expect(initScript).toContain(`\${${passwordVariable}:?}`);
+      });
+
+      it('is given longer to stop than it takes to drain (stop_grace_period > SHUTDOWN_GRACE_MS)', () => {
+        const graceMs = Number(
+          service.environment?.SHUTDOWN_GRACE_MS ?? app.schema.parse({}).SHUTDOWN_GRACE_MS,
+        );
+        expect(seconds(service.stop_grace_period ?? '10s') * 1000).toBeGreaterThan(graceMs);
+      });
+
       it('waits for healthy stores', () => {
         for (const store of app.stores) {
           expect(service.depends_on?.[store]).toEqual({ condition: 'service_healthy' });
@@ -89,6 +133,9 @@ describe('docker-compose.yml, profile scaled', () => {
       const base = services[app.name] as ComposeService;
       expect(service.profiles).toEqual(['scaled']);
       expect(service.deploy?.replicas).toBe(2);
+      expect(read('docker-compose.yml')).toContain('adds exactly two replicas of\n# each service');
+      const graceMs = Number(service.environment?.SHUTDOWN_GRACE_MS);
+      expect(seconds(service.stop_grace_period ?? '10s') * 1000).toBeGreaterThan(graceMs);
       expect(service.build).toEqual(base.build);
       expect(service.ports).toBeUndefined();
       expect(service.depends_on).toEqual(base.depends_on);
@@ -123,7 +170,8 @@ describe('docker-compose.yml, profile scaled', () => {
     expect(upstreams.map((m) => m[1]).sort()).toEqual(apps.map((app) => app.name).sort());
     for (const [, name, body] of upstreams) {
       const app = apps.find((candidate) => candidate.name === name);
-      const servers = [...(body ?? '').matchAll(/server ([\w.-]+):(\d+);/g)];
+      expect(body).toMatch(new RegExp(`zone ${name} \\d+k;`));
+      const servers = [...(body ?? '').matchAll(/server ([\w.-]+):(\d+) resolve;/g)];
       expect(servers.length).toBe(1);
       const [, host, port] = servers[0] as RegExpMatchArray;
       expect(host).toBe(`${name}-scaled`);
@@ -131,6 +179,29 @@ describe('docker-compose.yml, profile scaled', () => {
       expect(Number(port)).toBe(app?.port);
       expect(conf).toContain(`proxy_pass http://${name};`);
     }
+  });
+});
+
+describe('docker-compose.yml, profile scaled, addresses', () => {
+  const nginx = services.nginx as ComposeService;
+  const conf = read('deploy/nginx/nginx.conf');
+  const nginxAddress = nginx.networks?.default?.ipv4_address as string;
+
+  it("gives nginx a fixed address inside the network's fixed subnet", () => {
+    const subnet = compose.networks?.default?.ipam?.config?.[0]?.subnet as string;
+    expect(subnet).toMatch(/^\d+\.\d+\.\d+\.0\/24$/);
+    expect(nginxAddress.split('.').slice(0, 3)).toEqual(subnet.split('.').slice(0, 3));
+  });
+
+  it('auth trusts X-Forwarded-For from that address alone', () => {
+    expect(services['auth-scaled']?.environment?.TRUST_PROXY).toBe(nginxAddress);
+    expect(authConfig.parse({ TRUST_PROXY: nginxAddress }).TRUST_PROXY).toEqual([nginxAddress]);
+  });
+
+  it("nginx re-resolves the replicas through Docker's DNS, on a version that can", () => {
+    expect(conf).toMatch(/^\s*resolver 127\.0\.0\.11 valid=\d+s/m);
+    const [major, minor] = (nginx.image ?? '').replace('nginx:', '').split('.').map(Number);
+    expect((major as number) * 100 + (minor as number)).toBeGreaterThanOrEqual(128);
   });
 });
 
