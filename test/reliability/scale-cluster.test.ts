@@ -65,6 +65,30 @@ describe('auth on a three-master Redis Cluster', () => {
     expect(await redis.scard(`session:user:${name}`)).toBe(6);
   });
 
+  it('keeps the limiter fair and tight: 30 parallel right logins pass, of 40 wrong ones 3 are checked', async () => {
+    const name = user();
+    await register(auth.url, name, 'cluster-pass-1');
+    const right = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        call(auth.url, '/api/user/login', { body: { username: name, password: 'cluster-pass-1' } }),
+      ),
+    );
+    expect(right.map((answer) => answer.status)).toEqual(Array(30).fill(200));
+
+    const wrong = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        call(auth.url, '/api/user/login', { body: { username: name, password: 'wrong-guess' } }),
+      ),
+    );
+    const statuses = wrong.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(37);
+    const locked = await call(auth.url, '/api/user/login', {
+      body: { username: name, password: 'cluster-pass-1' },
+    });
+    expect(locked.status).toBe(429);
+  });
+
   it('guards, logs out one session, and revokes every session on a password change', async () => {
     const name = user();
     await register(auth.url, name, 'cluster-pass-1');

@@ -138,6 +138,29 @@ describe('the failed-login limiter under parallel attempts', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     await db.drop();
   });
+
+  it('refuses no right password before the limit of failures is recorded: 30 parallel logins all succeed', async () => {
+    const db = await createTestDatabase();
+    const redis = await createTestRedis();
+    const auth = await startService('auth', {
+      ...mysqlVariables(db.settings),
+      REDIS_URL: redis.url,
+      LOG_LEVEL: 'warn',
+    });
+    running.push(auth);
+    const base = `${auth.url}/api/user`;
+    await json(`${base}/register`, {
+      body: { username: 'rightful', password: 'rightful-password' },
+    });
+
+    const logins = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        json(`${base}/login`, { body: { username: 'rightful', password: 'rightful-password' } }),
+      ),
+    );
+    expect(logins.map((login) => login.status)).toEqual(Array(30).fill(200));
+    await db.drop();
+  });
 });
 
 /** Mann-Whitney U, normal approximation: |z| for "the two samples come from one distribution". */

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginFailuresKey } from '../src/sessions/session-store.js';
 import {
   bearer,
   buildApp,
@@ -20,6 +21,8 @@ beforeAll(async () => {
 afterAll(() => stores.close());
 
 type App = ReturnType<typeof buildApp>['app'];
+/** The limiter's key for a username from supertest's loopback address. */
+const failuresKeyOf = (username: string) => loginFailuresKey(username, '127.0.0.1');
 const attempt = (app: App, username: string, password: string, from?: string) => {
   const req = request(app).post('/api/user/login');
   if (from) req.set('X-Forwarded-For', from);
@@ -101,6 +104,46 @@ describe('failed-login limiter with the contract defaults (5 in 15 minutes, 15 m
     );
     const statuses = results.map((res) => res.status).sort();
     expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+  });
+
+  it('refuses no right password before 5 failures are recorded, however many arrive at once', async () => {
+    const { username, password } = await registerUser(app);
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => attempt(app, username, password)),
+    );
+    expect(results.map((res) => res.status)).toEqual(Array(30).fill(200));
+  });
+
+  it('lets a right password through beside wrong ones in flight, until 5 failures are recorded', async () => {
+    const { username, password } = await registerUser(app);
+    for (let i = 0; i < 4; i++) expect((await attempt(app, username, 'nope')).status).toBe(401);
+    const [wrong, right] = await Promise.all([
+      attempt(app, username, 'nope'),
+      attempt(app, username, password),
+    ]);
+    expect(wrong.status).toBe(401);
+    // The right one ran either before the fifth failure (200) or after it (429): never refused early.
+    const failures = Number(await stores.redis.hget(failuresKeyOf(username), 'failures'));
+    expect(right.status).toBe(failures >= 5 ? 429 : 200);
+  });
+
+  it('frees the slot of a check whose process died, once its time has passed', async () => {
+    const { username, password } = await registerUser(app);
+    const key = failuresKeyOf(username);
+    const past = Date.now() - 1;
+    for (let i = 0; i < 5; i++) await stores.redis.hset(key, `p:dead-${i}`, past);
+    expect((await attempt(app, username, password)).status).toBe(200);
+    expect(await stores.redis.hkeys(key)).toEqual([]);
+  });
+
+  it('reads a failure count left by the previous limiter (a plain counter) as failures', async () => {
+    const { username, password } = await registerUser(app);
+    const key = failuresKeyOf(username);
+    await stores.redis.set(key, '5', 'EX', 600);
+    const res = await attempt(app, username, password);
+    expect(res.status).toBe(429);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(590);
+    expect(await stores.redis.hget(key, 'failures')).toBe('5');
   });
 
   it('ignores X-Forwarded-For unless TRUST_PROXY says so', async () => {

@@ -132,9 +132,10 @@ export const judges = {
       const id = [...before.users].find(([, u]) => u.username.toLowerCase() === wanted)?.[0];
       const account = model.accounts.find((candidate) => candidate.id === id);
       const key = failuresKey(username);
-      const attempts = Number(before.keys.get(key) ?? 0) + 1;
-      const counted = () => new Map([[key, { value: String(attempts) }]]);
-      if (attempts > MAX_FAILURES) return { ...fail(429, TOO_MANY.message), redis: counted };
+      // A locked pair is refused before any check and keeps its count.
+      const failures = Number(before.keys.get(key) ?? 0);
+      if (failures >= MAX_FAILURES) return fail(429, TOO_MANY.message);
+      const counted = () => new Map([[key, { value: String(failures + 1) }]]);
       if (!account || !samePassword(password, account.password)) {
         return { ...fail(401, WRONG_CREDENTIALS.message), redis: counted };
       }
@@ -237,9 +238,10 @@ export const judges = {
       const account = model.accountNamed(session.owner);
       if (!account) throw new Error(`the model lost the account of ${session.owner}`);
       const key = failuresKey(session.owner);
-      const attempts = Number(before.keys.get(key) ?? 0) + 1;
-      const counted = () => new Map([[key, { value: String(attempts) }]]);
-      if (attempts > MAX_FAILURES) return { ...fail(429, TOO_MANY.message), redis: counted };
+      // A locked pair is refused before any check and keeps its count.
+      const failures = Number(before.keys.get(key) ?? 0);
+      if (failures >= MAX_FAILURES) return fail(429, TOO_MANY.message);
+      const counted = () => new Map([[key, { value: String(failures + 1) }]]);
       if (!samePassword(oldPassword, account.password)) {
         return { ...fail(400, '原密码错误'), redis: counted };
       }

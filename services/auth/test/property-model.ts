@@ -93,8 +93,13 @@ export class Model {
     const { redis, pool } = this.stores;
     const names = (await redis.keys('*')).sort();
     const types = (await redis.pipeline(names.map((key) => ['type', key])).exec()) ?? [];
+    // The limiter's hash is read as its count of recorded failures.
     const reads = names.map((key, i) =>
-      types[i]?.[1] === 'set' ? ['smembers', key] : ['get', key],
+      types[i]?.[1] === 'set'
+        ? ['smembers', key]
+        : types[i]?.[1] === 'hash'
+          ? ['hget', key, 'failures']
+          : ['get', key],
     );
     const values = (await redis.pipeline(reads).exec()) ?? [];
     const keys = new Map<string, string | string[]>();
@@ -221,7 +226,7 @@ export class Model {
     const { loginMaxFailures } = defaultSettings;
     let account: Account | undefined;
     for (const candidate of this.accounts) {
-      const failures = await this.stores.redis.get(failuresKey(candidate.username));
+      const failures = await this.stores.redis.hget(failuresKey(candidate.username), 'failures');
       const fresh = this.scheme === 'random' || this.tokensOf(candidate.username).length === 0;
       if (Number(failures ?? 0) < loginMaxFailures && fresh) {
         account = candidate;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@svc/common';
 import { loginFailuresKey } from '../sessions/session-store.js';
 
@@ -7,28 +8,78 @@ export interface LimiterSettings {
   lockSeconds: number;
 }
 
-export type Admission = { allowed: true } | { allowed: false; retryAfter: number };
+/** A password check the limiter allowed; settle it with its outcome. */
+export interface Slot {
+  key: string;
+  id: string;
+}
+
+export type Admission =
+  | { outcome: 'admitted'; slot: Slot }
+  | { outcome: 'locked'; retryAfter: number }
+  | { outcome: 'busy' };
+
+export type CheckOutcome = 'succeeded' | 'failed' | 'abandoned';
 
 /*
- * One key per script call, so it runs unchanged on a Redis Cluster.
+ * One hash per (username, client address), so each script touches one key and
+ * runs unchanged on a Redis Cluster. Field `failures` counts the failed checks
+ * recorded; one field `p:<id>` per check in flight holds the time (ms) after
+ * which it no longer counts, so a process that dies mid-check frees its slot.
  *
- * Counts the attempt before the password is checked, in one atomic step, so
- * parallel attempts cannot slip past the limit: only the first maxFailures of
- * a window are checked at all. The attempt that reaches the limit starts the
- * lock, which therefore lasts lockSeconds from then; later attempts leave it.
+ * A check is admitted only while recorded failures plus checks in flight stay
+ * under the limit: however many attempts arrive at once, no more than
+ * maxFailures can ever reach the password check before the lock, and a right
+ * password is refused only once maxFailures failures are recorded. Attempts
+ * beyond the free slots are told to wait ('busy') for the ones in flight.
+ *
+ * A key left by the previous limiter (a plain counter) is read as failures.
  */
-const ATTEMPT = `
-local count = redis.call('INCR', KEYS[1])
-local max = tonumber(ARGV[1])
-if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-if count == max then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
-if count <= max then return -1 end
-local ttl = redis.call('TTL', KEYS[1])
-if ttl < 0 then
-  redis.call('EXPIRE', KEYS[1], ARGV[3])
-  ttl = tonumber(ARGV[3])
+const ADMIT = `
+local key, max, window, now, id, slotMs = KEYS[1], tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])
+if redis.call('TYPE', key).ok == 'string' then
+  local count, ttl = redis.call('GET', key), redis.call('PTTL', key)
+  redis.call('DEL', key)
+  redis.call('HSET', key, 'failures', count)
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
 end
-return ttl`;
+local fields = redis.call('HGETALL', key)
+local failures, inFlight = 0, 0
+for i = 1, #fields, 2 do
+  local name, value = fields[i], fields[i + 1]
+  if name == 'failures' then
+    failures = tonumber(value)
+  elseif tonumber(value) < now then
+    redis.call('HDEL', key, name)
+  else
+    inFlight = inFlight + 1
+  end
+end
+if failures >= max then
+  return math.max(redis.call('TTL', key), 1)
+end
+if failures + inFlight >= max then return -2 end
+redis.call('HSET', key, 'p:' .. id, now + slotMs)
+if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, window) end
+return -1`;
+
+/*
+ * Ends a check. A failure is recorded; the one that reaches the limit starts
+ * the lock, which lasts lockSeconds from then. A success ends the run of
+ * failures. A check that could not finish (a store failed) only frees its slot.
+ */
+const SETTLE = `
+local key, outcome, max, window, lock = KEYS[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
+redis.call('HDEL', key, 'p:' .. ARGV[1])
+if outcome == 'succeeded' then redis.call('HDEL', key, 'failures') end
+if outcome ~= 'failed' then return 0 end
+local failures = redis.call('HINCRBY', key, 'failures', 1)
+if failures == 1 then redis.call('EXPIRE', key, window) end
+if failures == max then redis.call('EXPIRE', key, lock) end
+return failures`;
+
+/** A check that takes longer than this no longer holds its slot. */
+const SLOT_MS = 30_000;
 
 /** Failed logins per (username, client address); Redis errors propagate. */
 export class LoginLimiter {
@@ -37,17 +88,29 @@ export class LoginLimiter {
     private readonly settings: LimiterSettings,
   ) {}
 
-  async attempt(username: string, address: string): Promise<Admission> {
-    const { maxFailures, windowSeconds, lockSeconds } = this.settings;
+  async admit(username: string, address: string): Promise<Admission> {
     const key = loginFailuresKey(username, address);
-    const ttl = Number(
-      await this.redis.eval(ATTEMPT, 1, key, maxFailures, windowSeconds, lockSeconds),
+    const id = randomUUID();
+    const { maxFailures, windowSeconds } = this.settings;
+    const answer = Number(
+      await this.redis.eval(ADMIT, 1, key, maxFailures, windowSeconds, Date.now(), id, SLOT_MS),
     );
-    return ttl === -1 ? { allowed: true } : { allowed: false, retryAfter: Math.max(ttl, 1) };
+    if (answer === -1) return { outcome: 'admitted', slot: { key, id } };
+    if (answer === -2) return { outcome: 'busy' };
+    return { outcome: 'locked', retryAfter: answer };
   }
 
-  /** A success ends the run of failures. */
-  async reset(username: string, address: string): Promise<void> {
-    await this.redis.del(loginFailuresKey(username, address));
+  async settle(slot: Slot, outcome: CheckOutcome): Promise<void> {
+    const { maxFailures, windowSeconds, lockSeconds } = this.settings;
+    await this.redis.eval(
+      SETTLE,
+      1,
+      slot.key,
+      slot.id,
+      outcome,
+      maxFailures,
+      windowSeconds,
+      lockSeconds,
+    );
   }
 }

@@ -1,11 +1,12 @@
-import { AppError, messageBody, StoreUnavailableError } from '@svc/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, messageBody, StoreUnavailableError, UNAVAILABLE_MESSAGE } from '@svc/common';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AuthSettings } from '../config.js';
 import { INVALID_TOKEN_MESSAGE } from '../guard/create-guard.js';
 import { readToken } from '../guard/read-token.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { isWellFormedToken, md5Token, randomToken } from '../sessions/token.js';
-import type { LoginLimiter } from './login-limiter.js';
+import type { LoginLimiter, Slot } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
 import {
   FOUND,
@@ -46,6 +47,10 @@ function sessionOf(req: Request): { token: string; username: string } {
   return { token: req.token as string, username: req.user?.username as string };
 }
 
+/** How long a login waits for other checks of its pair in flight, and how often it asks. */
+const BUSY_WAIT_MS = 10_000;
+const BUSY_RETRY_MS = 15;
+
 export type UserHandlers = Record<
   'register' | 'login' | 'status' | 'me' | 'logout' | 'changePassword',
   RequestHandler
@@ -57,12 +62,45 @@ export function createUserHandlers({
   limiter,
   settings,
 }: UserHandlerDeps): UserHandlers {
-  /** Counts the attempt; a locked pair answers 429 whatever the password. */
-  async function admit(req: Request, res: Response, username: string): Promise<void> {
-    const admission = await redis(limiter.attempt(username, clientAddress(req)));
-    if (admission.allowed) return;
-    res.setHeader('Retry-After', String(admission.retryAfter));
-    throw new AppError(429, TOO_MANY_FAILURES);
+  /**
+   * A slot for one password check of this (username, address) pair. A locked
+   * pair answers 429 whatever the password; while other checks of the pair are
+   * in flight and could still reach the limit, the request waits for them.
+   */
+  async function admit(req: Request, res: Response, username: string): Promise<Slot> {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    for (;;) {
+      const admission = await redis(limiter.admit(username, clientAddress(req)));
+      if (admission.outcome === 'admitted') return admission.slot;
+      if (admission.outcome === 'locked') {
+        res.setHeader('Retry-After', String(admission.retryAfter));
+        throw new AppError(429, TOO_MANY_FAILURES);
+      }
+      if (Date.now() > deadline || req.socket.destroyed) {
+        res.setHeader('Retry-After', '1');
+        throw new AppError(503, UNAVAILABLE_MESSAGE);
+      }
+      await sleep(BUSY_RETRY_MS + Math.random() * BUSY_RETRY_MS);
+    }
+  }
+
+  /** Runs a password check in a limiter slot, and records how it went. */
+  async function limitedCheck<T extends { ok: boolean }>(
+    req: Request,
+    res: Response,
+    username: string,
+    check: () => Promise<T>,
+  ): Promise<T> {
+    const slot = await admit(req, res, username);
+    let verdict: T;
+    try {
+      verdict = await check();
+    } catch (err) {
+      await limiter.settle(slot, 'abandoned').catch(() => {});
+      throw err;
+    }
+    await redis(limiter.settle(slot, verdict.ok ? 'succeeded' : 'failed'));
+    return verdict;
   }
 
   async function rehash(req: Request, user: UserRow, password: string): Promise<void> {
@@ -84,13 +122,13 @@ export function createUserHandlers({
   const login: RequestHandler = async (req, res) => {
     const { username, password } = parseBody(loginBody, req.body);
     const user = await users.findByUsername(username);
-    await admit(req, res, username);
-    const verdict = user
-      ? await verifyPassword(password, user.password)
-      : await burnVerification(password).then(() => ({ ok: false, needsRehash: false }));
+    const verdict = await limitedCheck(req, res, username, () =>
+      user
+        ? verifyPassword(password, user.password)
+        : burnVerification(password).then(() => ({ ok: false, needsRehash: false })),
+    );
     if (!user || !verdict.ok) throw new AppError(401, WRONG_CREDENTIALS);
 
-    await redis(limiter.reset(username, clientAddress(req)));
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
     await redis(sessions.create(token, user.username, settings.tokenTtl));
@@ -122,17 +160,17 @@ export function createUserHandlers({
   const changePassword: RequestHandler = async (req, res) => {
     const { oldPassword, newPassword } = parseBody(changePasswordBody, req.body);
     const { token, username } = sessionOf(req);
-    await admit(req, res, username);
     const user = await users.findByUsername(username);
     if (!user) {
       // The account is gone; so is the point of its session.
       await redis(sessions.revoke(token, username));
       throw new AppError(401, INVALID_TOKEN_MESSAGE);
     }
-    const verdict = await verifyPassword(oldPassword, user.password);
+    const verdict = await limitedCheck(req, res, username, () =>
+      verifyPassword(oldPassword, user.password),
+    );
     if (!verdict.ok) throw new AppError(400, WRONG_OLD_PASSWORD);
 
-    await redis(limiter.reset(username, clientAddress(req)));
     await users.updatePassword(user.id, await hashPassword(newPassword));
     await redis(sessions.revokeAll(user.username, token));
     res.json(messageBody(200, PASSWORD_CHANGED));
