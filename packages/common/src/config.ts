@@ -64,6 +64,8 @@ export function httpEnv(defaultPort: number) {
       .default('info'),
     BODY_LIMIT_KB: intVar(100, 1, 10_240),
     SHUTDOWN_GRACE_MS: intVar(10_000, 0, 600_000),
+    /** A client that reads nothing of its answer (nor sends anything) this long is cut off. */
+    SEND_IDLE_TIMEOUT_MS: intVar(30_000, 100, 3_600_000),
   };
 }
 

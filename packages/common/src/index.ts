@@ -31,6 +31,7 @@ export { createLogger, type Logger, REDACTED_PATHS } from './logger.js';
 export { migrate, migrateOnce, splitStatements } from './migrate.js';
 export {
   createMysqlPool,
+  destroyConnection,
   isMysqlUnavailable,
   type MysqlSettings,
   mysqlEnv,

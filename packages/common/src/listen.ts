@@ -1,4 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Logger } from 'pino';
+import { answerClientErrors } from './client-error.js';
 
 /** The port could not be bound; the message is the one line an operator needs. */
 export class ListenError extends Error {}
@@ -9,12 +11,35 @@ const reasons: Record<string, string> = {
   EADDRNOTAVAIL: 'the address is not available on this machine',
 };
 
+export interface ListenOptions {
+  port: number;
+  host: string;
+  logger: Logger;
+  /** SEND_IDLE_TIMEOUT_MS: a socket with no traffic either way this long is destroyed. */
+  sendIdleTimeoutMs: number;
+}
+
+/** A slow client may take this long to send its headers, and its whole request. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+
 /**
  * Serves `handler` on host:port. Resolves once the port is bound; rejects with a
  * ListenError otherwise, so start-up never reports "listening" while serving nothing.
+ *
+ * A client that stops reading its answer leaves the socket silent: after
+ * `sendIdleTimeoutMs` the socket is destroyed, the response closes, and whatever
+ * the request held (a streaming query's connection) is released. Idle sockets
+ * between requests end after Node's keep-alive timeout, long before that.
  */
-export function listen(handler: RequestListener, port: number, host: string): Promise<Server> {
-  const server = createServer(handler);
+export function listen(handler: RequestListener, options: ListenOptions): Promise<Server> {
+  const { port, host, logger, sendIdleTimeoutMs } = options;
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    handler,
+  );
+  server.setTimeout(sendIdleTimeoutMs);
+  answerClientErrors(server, logger);
   return new Promise((resolve, reject) => {
     const fail = (err: NodeJS.ErrnoException) => {
       const reason = reasons[err.code ?? ''] ?? err.message;

@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+import type { PoolConnection as CorePoolConnection } from 'mysql2';
 import mysql, { type Pool } from 'mysql2/promise';
 import { z } from 'zod';
 import { errorCode, StoreUnreachableError } from './app-error.js';
@@ -128,6 +130,18 @@ export function isMysqlUnavailable(err: unknown): boolean {
 export type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 
 /**
+ * Drops a connection the server may still be writing to. The driver's own
+ * destroy() only half-closes the socket (end()), and a connection whose result
+ * is paused never reads the rest: the server would keep it busy ("Writing to
+ * net") until net_write_timeout. Destroying the socket closes it at once, and
+ * the pool opens a fresh one when needed.
+ */
+export function destroyConnection(conn: CorePoolConnection): void {
+  conn.destroy();
+  (conn as unknown as { stream: Socket }).stream.destroy();
+}
+
+/**
  * One statement on a connection of the pool, bounded by `timeoutMs`. A query
  * that timed out may still be running on the server, so its connection is
  * dropped rather than handed to the next request. (The driver's callback API:
@@ -152,7 +166,7 @@ export function queryWithin<T>(
           resolve(result as T);
           return;
         }
-        if (err.fatal || errorCode(err) === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+        if (err.fatal || errorCode(err) === 'PROTOCOL_SEQUENCE_TIMEOUT') destroyConnection(conn);
         else conn.release();
         reject(err);
       });

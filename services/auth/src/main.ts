@@ -28,7 +28,12 @@ await runService('auth', async () => {
     bodyLimitKb: config.BODY_LIMIT_KB,
     settings: authSettingsFrom(config),
   });
-  const server = await listen(app, config.PORT, config.HOST);
+  const server = await listen(app, {
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    sendIdleTimeoutMs: config.SEND_IDLE_TIMEOUT_MS,
+  });
   logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
   onShutdownSignals(
     shutdownGracefully(server, {

@@ -9,6 +9,7 @@ import {
 } from '@svc/common';
 import type { Express } from 'express';
 import { createDatabase } from './db/database.js';
+import { createSlots } from './db/slots.js';
 import { adminGuard } from './http/admin-token.js';
 import { endpointRouter } from './http/endpoints.js';
 import { holdBodyErrors, renderFailure } from './http/failure.js';
@@ -29,10 +30,13 @@ export interface AppDeps {
   queryTimeoutMs?: number;
   /** PLATFORM_ADMIN_TOKEN: the administrator routes then take it as a Bearer token. */
   adminToken?: string;
+  /** LIST_CONCURRENCY: whole lists of each route read at once. */
+  listConcurrency?: number;
 }
 
 export function createApp(deps: AppDeps): Express {
-  const { pool, logger, bodyLimitKb, queryTimeoutMs, adminToken } = deps;
+  const { pool, logger, bodyLimitKb, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
+  const wholeLists = () => createSlots(listConcurrency);
   const db = createDatabase(pool, queryTimeoutMs);
   const guard = adminGuard(adminToken);
   const app = createBaseApp({ logger, bodyLimitKb });
@@ -41,9 +45,9 @@ export function createApp(deps: AppDeps): Express {
   // Every route of the spec in one router, ahead of the probes and the docs: a
   // client's request then enters one router, not five (measured on order create).
   const endpoints = [
-    ...merchantRoutes(merchantRepository(db)),
-    ...serviceRoutes(serviceRepository(db)),
-    ...orderRoutes(orderRepository(db)),
+    ...merchantRoutes(merchantRepository(db), wholeLists()),
+    ...serviceRoutes(serviceRepository(db), wholeLists()),
+    ...orderRoutes(orderRepository(db), wholeLists()),
   ];
   app.use(endpointRouter(endpoints, { adminGuard: guard }));
   app.use(healthRouter({ mysql: () => db.select('SELECT 1') }));

@@ -1,4 +1,4 @@
-import { httpEnv, loadConfig, mysqlEnv } from '@svc/common';
+import { httpEnv, intVar, loadConfig, mysqlEnv } from '@svc/common';
 import { z } from 'zod';
 
 /**
@@ -11,6 +11,8 @@ const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 export const configSchema = z.object({
   ...httpEnv(8080),
   ...mysqlEnv('life_service'),
+  /** Whole (unpaged) lists of each route that may hold a connection of the pool at once. */
+  LIST_CONCURRENCY: intVar(2, 1, 1000),
   /** Unset or empty: the administrator routes are open, as the spec has them. */
   PLATFORM_ADMIN_TOKEN: z
     .string()

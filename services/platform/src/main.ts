@@ -24,8 +24,14 @@ await runService('platform', async () => {
     bodyLimitKb: config.BODY_LIMIT_KB,
     queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
     adminToken: config.PLATFORM_ADMIN_TOKEN,
+    listConcurrency: config.LIST_CONCURRENCY,
   });
-  const server = await listen(app, config.PORT, config.HOST);
+  const server = await listen(app, {
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    sendIdleTimeoutMs: config.SEND_IDLE_TIMEOUT_MS,
+  });
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
   logger.info({ port: config.PORT, host: config.HOST, adminRoutes }, 'platform listening');
   if (!config.PLATFORM_ADMIN_TOKEN) {

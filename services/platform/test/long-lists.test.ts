@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSlots } from '../src/db/slots.js';
 import { sendList } from '../src/http/list.js';
 import {
   addMerchant,
@@ -103,6 +104,7 @@ describe('a streamed list whose client leaves while rows are still coming', () =
     }
     const app = express().get('/slow', async (_req, res) => {
       await sendList(res, {
+        wholeLists: createSlots(1),
         all: async () => slowRows(),
         page: async () => [],
         count: async () => 0,

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import {
   AppError,
+  destroyConnection,
   isMysqlUnavailable,
   type Pool,
   queryWithin,
@@ -83,7 +84,7 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
         timer = setTimeout(() => reject(timedOut()), queryTimeoutMs);
       });
     } catch (err) {
-      conn.destroy();
+      destroyConnection(conn);
       throw new AppError(500, describe(err), undefined, { cause: err });
     } finally {
       clearTimeout(timer);
@@ -97,8 +98,9 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
         throw new AppError(500, describe(err), undefined, { cause: err });
       } finally {
         // Left early (the client went away) or failed: the list may still be running.
-        if (finished) conn.query('COMMIT', (err) => (err ? conn.destroy() : conn.release()));
-        else conn.destroy();
+        if (finished)
+          conn.query('COMMIT', (err) => (err ? destroyConnection(conn) : conn.release()));
+        else destroyConnection(conn);
       }
     })();
     return { lookup: found, batches };

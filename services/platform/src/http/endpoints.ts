@@ -1,6 +1,7 @@
 import { AppError, type OperationDoc, type ResponseDoc } from '@svc/common';
 import { type RequestHandler, Router } from 'express';
 import { z } from 'zod';
+import { LISTS_BUSY } from '../db/slots.js';
 import { ADMIN_TOKEN_REQUIRED } from './admin-token.js';
 import { methodNotAllowedBody } from './envelopes.js';
 import {
@@ -35,6 +36,8 @@ export interface EndpointDoc {
   failureTexts: Partial<Record<FailureCode | 404, string>>;
   /** An administrator route: it takes the administrator token while PLATFORM_ADMIN_TOKEN is set. */
   admin?: true;
+  /** A list whose unpaged form takes a LIST_CONCURRENCY slot, so it may answer 503. */
+  wholeList?: true;
 }
 
 export interface Endpoint extends EndpointDoc {
@@ -91,7 +94,7 @@ export function operationDoc(endpoint: EndpointDoc): OperationDoc {
   const failures = Object.entries(failureTexts).map(([code, text]) =>
     failure.body(Number(code), text),
   );
-  return {
+  const operation: OperationDoc = {
     method: endpoint.method,
     path: endpoint.path,
     summary: endpoint.summary,
@@ -121,6 +124,22 @@ export function operationDoc(endpoint: EndpointDoc): OperationDoc {
           Allow: { description: "the path's methods", schema: z.string() },
         },
       },
+    },
+  };
+  if (endpoint.wholeList) operation.responses[503] = wholeListBusy(failure);
+  return operation;
+}
+
+/** The 503 of a whole list that found no LIST_CONCURRENCY slot free in time. */
+function wholeListBusy(failure: FailureEnvelope): ResponseDoc {
+  return {
+    description:
+      'Without page or pageSize, when LIST_CONCURRENCY whole lists of this route are already being read and none ends within a second: try again after Retry-After seconds',
+    schema: failure.schema([503]),
+    example: failure.body(503, LISTS_BUSY),
+    headers: {
+      ...requestIdReply,
+      'Retry-After': { description: 'seconds to wait', schema: z.string() },
     },
   };
 }

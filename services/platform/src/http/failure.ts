@@ -26,7 +26,7 @@ export interface FailureEnvelope {
  * not JSON or in an unknown charset (415), and the store (500). The
  * administrator routes add 401 while a token is configured.
  */
-export type FailureCode = 400 | 401 | 413 | 415 | 500;
+export type FailureCode = 400 | 401 | 413 | 415 | 500 | 503;
 
 export const FAILURE_CODES: readonly FailureCode[] = [400, 413, 415, 500];
 export const ADMIN_FAILURE_CODES: readonly FailureCode[] = [400, 401, 413, 415, 500];
@@ -37,6 +37,7 @@ const CODE_TEXTS: Record<FailureCode, string> = {
   413: 'the body is over the limit',
   415: 'the body is not JSON',
   500: 'the store failed, the text says how, never with SQL',
+  503: 'LIST_CONCURRENCY whole lists of this route are being read (HTTP 503, with Retry-After)',
 };
 
 const codesText = (codes: readonly FailureCode[]) =>
@@ -129,5 +130,9 @@ export const renderFailure: FailureRenderer = (req, res, failure) => {
     renderStatusEnvelope(req, res, failure);
     return;
   }
-  res.status(200).json(envelope.body(failure.status, failure.detail ?? failure.message));
+  // A whole list refused for want of a slot is also an HTTP 503, so proxies and
+  // clients that only look at the status see "retry later".
+  res
+    .status(failure.status === 503 ? 503 : 200)
+    .json(envelope.body(failure.status, failure.detail ?? failure.message));
 };

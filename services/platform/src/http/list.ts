@@ -2,9 +2,11 @@ import { messageBody } from '@svc/common';
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { Page } from '../db/page.js';
+import type { Slots } from '../db/slots.js';
 import { asInteger, INT_MAX, Invalid, isBlank, rule } from './fields.js';
 
 const DEFAULT_PAGE_SIZE = 20;
+const RETRY_AFTER_SECONDS = 1;
 const MAX_PAGE_SIZE = 100;
 
 const page = rule((input) => {
@@ -52,18 +54,36 @@ export function toPage(query: { page?: number; pageSize?: number }): Page | unde
 }
 
 export interface ListSource<Row> {
+  /** Bounds the whole lists of this route that read at once. */
+  wholeLists: Slots;
   /** The whole list: rows, or JSON text of rows separated by commas, in pieces. */
   all(): Promise<Row[] | AsyncIterable<Buffer>>;
   page(page: Page): Promise<Row[]>;
   count(): Promise<number>;
 }
 
-/** Answers a list; a page also carries the list's total in X-Total-Count. */
+/**
+ * Answers a list; a page also carries the list's total in X-Total-Count.
+ *
+ * A whole list first takes one of its route's slots (or is answered 503 with
+ * Retry-After when none frees up in time). Rows read whole give the slot back
+ * as soon as MySQL has sent them; a streamed list holds it, with its
+ * connection, until the answer is sent or the client is gone.
+ */
 export async function sendList<Row>(res: Response, source: ListSource<Row>, page?: Page) {
   if (!page) {
+    const release = await source.wholeLists.take().catch((err) => {
+      res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      throw err;
+    });
+    res.once('close', release);
     const rows = await source.all();
-    if (Array.isArray(rows)) res.json(messageBody(200, '获取成功', rows));
-    else await writeList(res, rows);
+    if (Array.isArray(rows)) {
+      release();
+      res.json(messageBody(200, '获取成功', rows));
+    } else {
+      await writeList(res, rows);
+    }
     return;
   }
   const [rows, total] = await Promise.all([source.page(page), source.count()]);

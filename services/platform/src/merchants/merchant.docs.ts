@@ -37,6 +37,7 @@ export const merchantDocs = {
       ],
     },
     replyHeaders: pageHeaders,
+    wholeList: true,
     failure: errorEnvelope('获取失败'),
     failureTexts: { 400: 'page must be a positive integer', 500: 'storage is unavailable' },
   },

@@ -33,6 +33,7 @@ const list = (path: string, summary: string) =>
       ],
     },
     replyHeaders: pageHeaders,
+    wholeList: true,
     failure: errorEnvelope('获取失败'),
     failureTexts: { 400: 'status must be 0, 1 or 2', 500: 'storage is unavailable' },
   }) satisfies EndpointDoc;

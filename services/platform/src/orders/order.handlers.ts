@@ -1,16 +1,19 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import type { Page } from '../db/page.js';
+import type { Slots } from '../db/slots.js';
 import { jsonBody, parseInput } from '../http/input.js';
 import { sendList } from '../http/list.js';
 import type { OrderRepository } from './order.repository.js';
 import { newOrder, orderListQuery } from './order.schema.js';
 
-export function orderHandlers(orders: OrderRepository) {
+/** `wholeLists` bounds the unpaged lists of this resource that read at once. */
+export function orderHandlers(orders: OrderRepository, wholeLists: Slots) {
   return {
     async list(req: Request, res: Response) {
       const { status, page } = parseInput(orderListQuery, req.query);
       const source = {
+        wholeLists,
         all: () => orders.all(status),
         page: (slice: Page) => orders.page(status, slice),
         count: () => orders.count(status),

@@ -1,11 +1,12 @@
+import type { Slots } from '../db/slots.js';
 import type { Endpoint } from '../http/endpoints.js';
 import { orderDocs } from './order.docs.js';
 import { orderHandlers } from './order.handlers.js';
 import type { OrderRepository } from './order.repository.js';
 
 /** Each route is its document (method, path, schemas, failure envelope) and its handler. */
-export function orderRoutes(orders: OrderRepository): Endpoint[] {
-  const handle = orderHandlers(orders);
+export function orderRoutes(orders: OrderRepository, wholeLists: Slots): Endpoint[] {
+  const handle = orderHandlers(orders, wholeLists);
   return [
     { ...orderDocs.list, handler: handle.list },
     { ...orderDocs.adminList, handler: handle.list },

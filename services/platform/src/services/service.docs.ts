@@ -61,6 +61,7 @@ export const serviceDocs = {
       ],
     },
     replyHeaders: pageHeaders,
+    wholeList: true,
     failure: errorEnvelope('获取失败'),
     failureTexts: {
       400: 'pageSize must be an integer from 1 to 100',

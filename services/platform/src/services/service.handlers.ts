@@ -1,13 +1,15 @@
 import { AppError, messageBody, msgBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import type { Page } from '../db/page.js';
+import type { Slots } from '../db/slots.js';
 import { pathId } from '../http/fields.js';
 import { jsonBody, parseInput } from '../http/input.js';
 import { sendList } from '../http/list.js';
 import type { ServiceRepository } from './service.repository.js';
 import { newService, serviceListQuery } from './service.schema.js';
 
-export function serviceHandlers(services: ServiceRepository) {
+/** `wholeLists` bounds the unpaged lists of this resource that read at once. */
+export function serviceHandlers(services: ServiceRepository, wholeLists: Slots) {
   async function shelve(req: Request, res: Response, status: 0 | 1, done: string) {
     const id = parseInput(pathId, req.params.id);
     if (!(await services.setStatus(id, status))) {
@@ -20,6 +22,7 @@ export function serviceHandlers(services: ServiceRepository) {
     async list(req: Request, res: Response) {
       const { category, page } = parseInput(serviceListQuery, req.query);
       const source = {
+        wholeLists,
         all: () => services.list(category),
         page: (slice: Page) => services.list(category, slice),
         count: () => services.count(category),
