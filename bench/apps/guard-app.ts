@@ -4,9 +4,8 @@
  * would otherwise pick) on the same Redis. The plumbing is the services' own.
  */
 
-import { createGuard, type TokenScheme } from '@svc/auth/guard';
-import { createTestSession } from '@svc/auth/testing';
 import { connectRedis, createBaseApp, createLogger } from '@svc/common';
+import { createGuard, createTestSession, type TokenScheme } from '@svc/session-guard';
 import { RedisStore } from 'connect-redis';
 import session from 'express-session';
 import { createClient } from 'redis';

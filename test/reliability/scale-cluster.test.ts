@@ -7,9 +7,9 @@ import {
   type TestDatabase,
   type TestRedisCluster,
 } from '@svc/common/testing';
+import { createGuard } from '@svc/session-guard';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuard } from '../../services/auth/src/guard/index.js';
 import { call, login, register } from './support/auth-client.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
 

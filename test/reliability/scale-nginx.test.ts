@@ -8,9 +8,9 @@ import {
   mysqlVariables,
   type TestDatabase,
 } from '@svc/common/testing';
+import { createGuard } from '@svc/session-guard';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuard } from '../../services/auth/src/guard/index.js';
 import { call, login, register } from './support/auth-client.js';
 import { type Balancer, startNginx } from './support/nginx.js';
 import { logEntries, type ServiceProcess, startService } from './support/service-process.js';

@@ -8,8 +8,8 @@ import {
   redisEnv,
   redisEnvRules,
 } from '@svc/common';
+import type { TokenScheme } from '@svc/session-guard';
 import { z } from 'zod';
-import type { TokenScheme } from './sessions/token.js';
 
 /** `trust proxy` as Express takes it: false, true, a hop count, or addresses and subnets. */
 export type TrustProxy = boolean | number | string[];

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createGuard, type GuardOptions, readToken } from '@svc/auth/guard';
-import { createTestSession } from '@svc/auth/testing';
 import { connectRedis } from '@svc/common';
+import { createGuard, createTestSession, type GuardOptions, readToken } from '@svc/session-guard';
 import express, { type Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { createTestSession } from '@svc/auth/testing';
+import { createTestSession } from '@svc/session-guard';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginFailuresKey } from '../src/sessions/session-store.js';
+import { loginFailuresKey } from '../src/users/login-limiter.js';
 import {
   bearer,
   buildApp,

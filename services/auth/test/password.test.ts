@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { isWellFormedToken, md5Token, randomToken, sha256Hex } from '@svc/session-guard';
 import { describe, expect, it } from 'vitest';
-import { isWellFormedToken, md5Token, randomToken, sha256Hex } from '../src/sessions/token.js';
 import { burnVerification, hashPassword, verifyPassword } from '../src/users/password.js';
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');

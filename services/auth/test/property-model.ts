@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { RowDataPacket } from '@svc/common';
+import type { TokenScheme } from '@svc/session-guard';
 import { expect } from 'vitest';
 import { defaultSettings } from '../src/config.js';
-import { loginFailuresKey } from '../src/sessions/session-store.js';
-import type { TokenScheme } from '../src/sessions/token.js';
+import { loginFailuresKey } from '../src/users/login-limiter.js';
 import type {
   BodyRecipe,
   Carrier,

@@ -6,6 +6,7 @@ import {
   createTestDatabase,
   createTestRedis,
 } from '@svc/common/testing';
+import type { TokenScheme } from '@svc/session-guard';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
@@ -13,7 +14,6 @@ import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
 import type { AuthSettings } from '../src/config.js';
 import { migrationsDir } from '../src/migrations-dir.js';
-import type { TokenScheme } from '../src/sessions/token.js';
 import { recordResponses } from './response-recorder.js';
 
 export const SCHEMES: TokenScheme[] = ['random', 'md5'];

@@ -17,7 +17,6 @@ export interface Balancer {
  */
 export async function startNginx(upstreams: Record<string, string[]>): Promise<Balancer> {
   const dir = await mkdtemp(join(tmpdir(), 'nginx-test-'));
-  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await mkdir(join(dir, temp));
   const urls: Record<string, string> = {};
   const blocks: string[] = [];
   for (const [name, servers] of Object.entries(upstreams)) {
@@ -37,6 +36,23 @@ export async function startNginx(upstreams: Record<string, string[]>): Promise<B
       '}',
     );
   }
+  const probes = Object.values(urls).map((url) => `${url}/healthz`);
+  return runNginx(dir, blocks, probes, urls);
+}
+
+/**
+ * Runs nginx in the foreground in `dir` with `httpBlock` (lines inside `http { }`),
+ * and waits until every probe URL answers below 500.
+ */
+export async function runNginx(
+  dir: string,
+  httpBlock: string[],
+  probes: string[],
+  urls: Record<string, string> = {},
+): Promise<Balancer> {
+  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
+    await mkdir(join(dir, temp), { recursive: true });
+  }
   const conf = [
     'daemon off;',
     'worker_processes 1;',
@@ -52,7 +68,7 @@ export async function startNginx(upstreams: Record<string, string[]>): Promise<B
     `  fastcgi_temp_path ${dir}/fastcgi;`,
     `  uwsgi_temp_path ${dir}/uwsgi;`,
     `  scgi_temp_path ${dir}/scgi;`,
-    ...blocks.map((line) => `  ${line}`),
+    ...httpBlock.map((line) => `  ${line}`),
     '}',
     '',
   ].join('\n');
@@ -67,14 +83,14 @@ export async function startNginx(upstreams: Record<string, string[]>): Promise<B
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const deadline = Date.now() + 10_000;
-  for (const url of Object.values(urls)) {
+  for (const url of probes) {
     for (;;) {
       if (child.exitCode !== null) {
         const log = await readFile(join(dir, 'error.log'), 'utf8').catch(() => '');
         throw new Error(`nginx exited with code ${child.exitCode}:\n${log}`);
       }
-      const up = await fetch(`${url}/healthz`)
-        .then((res) => res.ok)
+      const up = await fetch(url)
+        .then((res) => res.status < 500)
         .catch(() => false);
       if (up) break;
       if (Date.now() > deadline) throw new Error(`nginx did not answer on ${url}`);

@@ -1,6 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@svc/common';
-import { loginFailuresKey } from '../sessions/session-store.js';
+
+const LOGIN_FAILURES_PREFIX = 'auth:login-failures:';
+
+// Half of a surrogate pair, alone. JSON may carry one, and encodeURIComponent throws on it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The limiter's key: `auth:login-failures:<encoded lowercased username>:<address>`.
+ * The username is URI-encoded, so the first `:` after it starts the address. A
+ * lone surrogate counts as U+FFFD, as it does in MySQL and in a password hash.
+ */
+export function loginFailuresKey(username: string, address: string): string {
+  const name = username.toLowerCase().replace(LONE_SURROGATE, '\ufffd');
+  return `${LOGIN_FAILURES_PREFIX}${encodeURIComponent(name)}:${address}`;
+}
 
 export interface LimiterSettings {
   maxFailures: number;

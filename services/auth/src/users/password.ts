@@ -1,6 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { md5Hex } from '../sessions/token.js';
+import { md5Hex } from '@svc/session-guard';
 
 /**
  * Stored form: `scrypt$<N>$<r>$<p>$<salt base64>$<hash base64>`, so the cost can

@@ -13,6 +13,7 @@ import {
   PASSWORD_CHANGED,
   REGISTERED,
   USERNAME_TAKEN,
+  VERIFIED,
   WRONG_CREDENTIALS,
   WRONG_OLD_PASSWORD,
 } from './user.messages.js';
@@ -94,6 +95,31 @@ export const userDocs: AuthOperationDoc[] = [
         schema: z.strictObject({ username }),
         example: { username: 'alice' },
       }),
+      400: strayBody,
+      401: guardFailure,
+      ...bodyParserFailures,
+      503: storeUnavailable,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/user/verify',
+    summary: 'Forward auth: the guard as a route, for nginx auth_request and services not on Node',
+    tags: ['user'],
+    token: 'required',
+    responses: {
+      200: {
+        ...success('The session is live; X-Auth-User names its owner.', VERIFIED, {
+          schema: z.strictObject({ username }),
+          example: { username: 'alice' },
+        }),
+        headers: {
+          'X-Auth-User': {
+            description: "the session's owner, percent-encoded UTF-8",
+            schema: z.string(),
+          },
+        },
+      },
       400: strayBody,
       401: guardFailure,
       ...bodyParserFailures,

@@ -1,11 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, messageBody, StoreUnavailableError, UNAVAILABLE_MESSAGE } from '@svc/common';
+import {
+  INVALID_TOKEN_MESSAGE,
+  isWellFormedToken,
+  md5Token,
+  randomToken,
+  readToken,
+  type SessionStore,
+} from '@svc/session-guard';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AuthSettings } from '../config.js';
-import { INVALID_TOKEN_MESSAGE } from '../guard/create-guard.js';
-import { readToken } from '../guard/read-token.js';
-import type { SessionStore } from '../sessions/session-store.js';
-import { isWellFormedToken, md5Token, randomToken } from '../sessions/token.js';
 import type { LoginLimiter, Slot } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
 import {
@@ -16,6 +20,7 @@ import {
   REGISTERED,
   TOO_MANY_FAILURES,
   USERNAME_TAKEN,
+  VERIFIED,
   WRONG_CREDENTIALS,
   WRONG_OLD_PASSWORD,
 } from './user.messages.js';
@@ -52,7 +57,7 @@ const BUSY_WAIT_MS = 10_000;
 const BUSY_RETRY_MS = 15;
 
 export type UserHandlers = Record<
-  'register' | 'login' | 'status' | 'me' | 'logout' | 'changePassword',
+  'register' | 'login' | 'status' | 'me' | 'verify' | 'logout' | 'changePassword',
   RequestHandler
 >;
 
@@ -151,6 +156,13 @@ export function createUserHandlers({
     res.json(messageBody(200, FOUND, { username: sessionOf(req).username }));
   };
 
+  /** The guard's verdict for a proxy: the owner also in X-Auth-User, for the upstream. */
+  const verify: RequestHandler = (req, res) => {
+    const { username } = sessionOf(req);
+    res.set('X-Auth-User', encodeURIComponent(username));
+    res.json(messageBody(200, VERIFIED, { username }));
+  };
+
   const logout: RequestHandler = async (req, res) => {
     const { token, username } = sessionOf(req);
     await redis(sessions.revoke(token, username));
@@ -176,5 +188,5 @@ export function createUserHandlers({
     res.json(messageBody(200, PASSWORD_CHANGED));
   };
 
-  return { register, login, status, me, logout, changePassword };
+  return { register, login, status, me, verify, logout, changePassword };
 }

@@ -7,6 +7,7 @@ export const LOGGED_IN = '登录成功';
 export const FOUND = '获取成功';
 export const LOGGED_OUT = '已退出登录';
 export const PASSWORD_CHANGED = '密码修改成功,请重新登录';
+export const VERIFIED = 'ok';
 
 export const USERNAME_TAKEN = '用户名已存在';
 export const WRONG_CREDENTIALS = '用户名或密码错误';

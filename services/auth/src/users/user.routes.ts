@@ -1,8 +1,7 @@
 import { type Pool, type RedisClient, StoreUnavailableError } from '@svc/common';
-import { Router } from 'express';
+import { createGuard, SessionStore } from '@svc/session-guard';
+import { type Request, type Response, Router } from 'express';
 import type { AuthSettings } from '../config.js';
-import { createGuard } from '../guard/index.js';
-import { SessionStore } from '../sessions/session-store.js';
 import { LoginLimiter } from './login-limiter.js';
 import { createUserHandlers } from './user.handlers.js';
 import { UserRepository } from './user.repository.js';
@@ -15,7 +14,7 @@ export interface UserRouterDeps {
 
 export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
   const { tokenScheme: scheme, keyPrefix, sliding, tokenTtl } = settings;
-  const guard = createGuard({
+  const guard = createGuard<Request, Response>({
     redis,
     scheme,
     keyPrefix,
@@ -40,6 +39,7 @@ export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
   router.post('/api/user/login', handlers.login);
   router.get('/api/user/status', handlers.status);
   router.get('/api/user/me', guard, handlers.me);
+  router.get('/api/user/verify', guard, handlers.verify);
   router.post('/api/user/logout', guard, handlers.logout);
   router.post('/api/user/change-password', guard, handlers.changePassword);
   return router;

@@ -2,7 +2,8 @@ import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import { sha256Hex, type TokenScheme } from './token.js';
 
 /**
- * The only place that knows the Redis key layout and lifetimes.
+ * The only place that knows the Redis key layout and lifetimes of sessions: the
+ * auth service writes sessions through it, and every guard reads them through it.
  *
  * random: `<prefix><sha256hex(token)>` → username, and `<prefix>user:<lowercased
  *         username>`, a set of the user's token hashes whose lifetime is kept at
@@ -10,7 +11,6 @@ import { sha256Hex, type TokenScheme } from './token.js';
  *         them all and the set never outlives them for long.
  * md5:    `<prefix><token>` → username, the prefix empty unless configured, which
  *         is the old backend's layout.
- * Login failures: `auth:login-failures:<encoded lowercased username>:<address>`.
  * None of these shapes can be a key of the judging queue (`bull:*`).
  *
  * Redis Cluster. These names carry no hash tag (they are shared with the old
@@ -19,27 +19,14 @@ import { sha256Hex, type TokenScheme } from './token.js';
  * keys at once: no MULTI, no Lua, no multi-key DEL across them. Every script and
  * transaction below touches one key; writes that span a session and its index
  * are single-key commands in an order that keeps the index a superset of the
- * user's live sessions (see create and revokeAll). The limiter's script touches
- * one key too. Cluster-safe and single-node behaviour are the same code.
+ * user's live sessions (see create and revokeAll). Cluster-safe and single-node
+ * behaviour are the same code.
  */
 export const DEFAULT_RANDOM_PREFIX = 'session:';
 const USER_INDEX_INFIX = 'user:';
-const LOGIN_FAILURES_PREFIX = 'auth:login-failures:';
 
 export function defaultKeyPrefix(scheme: TokenScheme): string {
   return scheme === 'md5' ? '' : DEFAULT_RANDOM_PREFIX;
-}
-
-// Half of a surrogate pair, alone. JSON may carry one, and encodeURIComponent throws on it.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/**
- * The username is URI-encoded, so the first `:` after it starts the address. A
- * lone surrogate counts as U+FFFD, as it does in MySQL and in a password hash.
- */
-export function loginFailuresKey(username: string, address: string): string {
-  const name = username.toLowerCase().replace(LONE_SURROGATE, '\ufffd');
-  return `${LOGIN_FAILURES_PREFIX}${encodeURIComponent(name)}:${address}`;
 }
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */

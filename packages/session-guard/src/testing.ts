@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { SessionStore } from '../sessions/session-store.js';
-import { md5Token, randomToken, type TokenScheme } from '../sessions/token.js';
+import { SessionStore } from './session-store.js';
+import { md5Token, randomToken, type TokenScheme } from './token.js';
 
 export interface TestSessionOptions {
   username: string;

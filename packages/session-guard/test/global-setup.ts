@@ -1,0 +1,1 @@
+export { setupTestServers as default } from '@svc/common/testing';
