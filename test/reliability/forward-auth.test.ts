@@ -69,7 +69,7 @@ describe('forward auth through nginx (deploy/nginx/auth-request.conf)', () => {
   it('lets a live token through with X-Auth-User, in either header, and ignores a forged one', async () => {
     await register(auth.url, 'forward_user', 'forward-pass-1');
     const token = await login(auth.url, 'forward_user', 'forward-pass-1');
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { authorization: `Bearer ${token}` },
       { token },
       { token, 'x-auth-user': 'someone-else' },
