@@ -1,0 +1,151 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  createTestDatabase,
+  freePort,
+  mysqlVariables,
+  startRedisServer,
+  type TestServer,
+} from '@svc/common/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, login, register } from './support/auth-client.js';
+import { type ServiceProcess, startService } from './support/service-process.js';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+
+const APP = `
+import express from 'express';
+import { Redis } from 'ioredis';
+import { createGuard } from '@svc/session-guard';
+
+const redis = new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 0, commandTimeout: 500 });
+redis.on('error', () => {});
+const app = express();
+app.get('/api/comment/list', createGuard({ redis }), (req, res) => {
+  res.json({ user: req.user, token: req.token });
+});
+app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
+`;
+
+/*
+ * What another team does: pack the guard, install the tarball with npm in a
+ * project of its own, outside this repository, with express and ioredis from
+ * the registry, and mount it on a route. The real auth service issues and
+ * revokes the tokens.
+ */
+describe('@svc/session-guard installed from its tarball, outside the workspace', () => {
+  let scratch: string;
+  let redis: TestServer;
+  let auth: ServiceProcess;
+  let app: ChildProcess;
+  let base: string;
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'guard-adopter-'));
+    await run('pnpm', ['pack', '--pack-destination', scratch], {
+      cwd: join(root, 'packages/session-guard'),
+    });
+    const tarball = (await readdir(scratch)).find((file) => file.endsWith('.tgz')) as string;
+    writeFileSync(
+      join(scratch, 'package.json'),
+      JSON.stringify({ name: 'adopter', private: true, type: 'module' }),
+    );
+    await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', `./${tarball}`, 'express@5', 'ioredis@5'],
+      { cwd: scratch, env: { ...process.env, npm_config_engine_strict: 'false' } },
+    );
+    writeFileSync(join(scratch, 'app.mjs'), APP);
+
+    redis = await startRedisServer();
+    auth = await startService('auth', {
+      ...mysqlVariables((await createTestDatabase()).settings),
+      REDIS_URL: redis.url,
+    });
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    app = spawn(process.execPath, ['app.mjs'], {
+      cwd: scratch,
+      env: { ...process.env, REDIS_URL: redis.url, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise((resolve) => app.stdout?.once('data', resolve));
+  }, 240_000);
+
+  afterAll(async () => {
+    app?.kill();
+    await auth?.stop();
+    await redis?.destroy();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('ships compiled code with no runtime dependency, ioredis as a peer', () => {
+    const manifest = JSON.parse(
+      readFileSync(join(scratch, 'node_modules/@svc/session-guard/package.json'), 'utf8'),
+    );
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.peerDependencies.ioredis).toBe('^5');
+    expect(manifest.peerDependenciesMeta['@nestjs/common'].optional).toBe(true);
+    expect(JSON.stringify(manifest)).not.toContain('workspace:');
+    const shipped = readdirSyncDeep(join(scratch, 'node_modules/@svc/session-guard'));
+    expect(shipped).toContain('dist/index.js');
+    expect(shipped).toContain('dist/nest.js');
+    expect(shipped).toContain('README.md');
+    expect(shipped.some((file) => file.startsWith('src/') || file.startsWith('test/'))).toBe(false);
+  });
+
+  const get = (headers: Record<string, string> = {}) =>
+    fetch(`${base}/api/comment/list`, { headers });
+
+  it('lets a token from the real auth service through, in either header', async () => {
+    await register(auth.url, 'adopter_user', 'adopter-pass-1');
+    const token = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    for (const headers of <Record<string, string>[]>[
+      { authorization: `Bearer ${token}` },
+      { token },
+    ]) {
+      const res = await get(headers);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ user: { username: 'adopter_user' }, token });
+    }
+  });
+
+  it('answers both 401 messages, and revokes at once after a logout through the auth service', async () => {
+    const none = await get();
+    expect(none.status).toBe(401);
+    expect(await none.json()).toEqual({ code: 401, message: '未携带Token,请先登录' });
+
+    const token = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    expect((await get({ token })).status).toBe(200);
+    await call(auth.url, '/api/user/logout', { method: 'POST', token });
+    const dead = await get({ token });
+    expect(dead.status).toBe(401);
+    expect(await dead.json()).toEqual({ code: 401, message: 'Token无效或已过期,请重新登录' });
+  });
+
+  it('answers 503 while Redis is down', async () => {
+    const token = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    await redis.stop();
+    try {
+      const res = await get({ token });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ code: 503, message: '服务暂不可用,请稍后重试' });
+    } finally {
+      await redis.start();
+    }
+  });
+});
+
+function readdirSyncDeep(dir: string, prefix = ''): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory()
+      ? readdirSyncDeep(path, `${prefix}${name}/`)
+      : [`${prefix}${name}`];
+  });
+}
