@@ -34,6 +34,8 @@ let merchantId: number;
 let serviceId: number;
 /** On the shelf, to unpublish. */
 let publishedId: number;
+/** Awaiting payment, to complete. */
+let orderId: number;
 beforeAll(async () => {
   t = await createTestApp();
   guarded = createRecordedApp({ pool: t.pool, logger: logs.logger, adminToken: TOKEN });
@@ -47,7 +49,7 @@ beforeEach(async () => {
   serviceId = await addService(t.app, merchantId);
   publishedId = await addService(t.app, merchantId);
   await execute(t.pool, 'UPDATE services SET status = 1 WHERE id = ?', [publishedId]);
-  await addOrder(t.app, serviceId);
+  orderId = await addOrder(t.app, serviceId);
 });
 
 const SEEDED = { merchants: 1, services: 2, orders: 1 };
@@ -59,9 +61,10 @@ async function state() {
     merchant: (await rowOf(t.pool, 'merchants', merchantId)).status,
     service: (await rowOf(t.pool, 'services', serviceId)).status,
     published: (await rowOf(t.pool, 'services', publishedId)).status,
+    order: (await rowOf(t.pool, 'orders', orderId)).status,
   };
 }
-const UNTOUCHED = { counts: SEEDED, merchant: 0, service: 0, published: 1 };
+const UNTOUCHED = { counts: SEEDED, merchant: 0, service: 0, published: 1, order: 0 };
 
 interface AdminRoute {
   method: 'get' | 'post' | 'put';
@@ -126,6 +129,16 @@ const ADMIN_ROUTES: [string, AdminRoute][] = [
       denied: { code: 401, msg: '服务器出错', error: DENIED },
       allowed: { code: 200, msg: '服务下架成功!' },
       after: () => ({ ...UNTOUCHED, published: 0 }),
+    },
+  ],
+  [
+    'PUT /api/order/complete/:id',
+    {
+      method: 'put',
+      path: () => `/api/order/complete/${orderId}`,
+      denied: { code: 401, msg: '服务器出错', error: DENIED },
+      allowed: { code: 200, msg: '订单已完成!' },
+      after: () => ({ ...UNTOUCHED, order: 1 }),
     },
   ],
   ...['/api/order/list', '/order/list'].map((path): [string, AdminRoute] => [

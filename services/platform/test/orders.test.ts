@@ -245,3 +245,54 @@ describe('GET /api/order/list as a whole list', () => {
     expect(whole.body).toEqual(page.body);
   });
 });
+
+describe('PUT /api/order/complete/:id', () => {
+  it('completes an order (status 1) and leaves the others', async () => {
+    const id = await addOrder(t.app, serviceId);
+    const other = await addOrder(t.app, serviceId);
+    const res = await request(t.app).put(`/api/order/complete/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 200, msg: '订单已完成!' });
+    expect((await rowOf(t.pool, 'orders', id)).status).toBe(1);
+    expect((await rowOf(t.pool, 'orders', other)).status).toBe(0);
+    const completed = await request(t.app).get('/api/order/list?status=1');
+    expect(ids(completed.body)).toEqual([id]);
+  });
+
+  it('answers 200 again for a completed order, as approving an approved merchant does', async () => {
+    const id = await addOrder(t.app, serviceId);
+    await request(t.app).put(`/api/order/complete/${id}`);
+    const res = await request(t.app).put(`/api/order/complete/${id}`);
+    expect(res.body).toEqual({ code: 200, msg: '订单已完成!' });
+    expect((await rowOf(t.pool, 'orders', id)).status).toBe(1);
+  });
+
+  it('answers code 404 when no order has the id, and changes nothing', async () => {
+    const id = await addOrder(t.app, serviceId);
+    const res = await request(t.app).put(`/api/order/complete/${id + 1000}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 404, msg: '订单不存在' });
+    expect((await rowOf(t.pool, 'orders', id)).status).toBe(0);
+  });
+
+  it.each(['abc', '0', '-1', '1.5', '2147483648', '%201'])(
+    'rejects the id %s with code 400',
+    async (id) => {
+      const existing = await addOrder(t.app, serviceId);
+      const res = await request(t.app).put(`/api/order/complete/${id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        code: 400,
+        msg: '服务器出错',
+        error: 'id must be a positive integer',
+      });
+      expect((await rowOf(t.pool, 'orders', existing)).status).toBe(0);
+    },
+  );
+
+  it('answers 405 with Allow for another method on the path', async () => {
+    const res = await request(t.app).post('/api/order/complete/1');
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('PUT');
+  });
+});

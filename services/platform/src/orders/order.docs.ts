@@ -1,7 +1,15 @@
+import { z } from 'zod';
 import type { EndpointDoc } from '../http/endpoints.js';
-import { errorEnvelope } from '../http/failure.js';
+import { errorEnvelope, msgEnvelope } from '../http/failure.js';
+import { pathId } from '../http/fields.js';
 import { pageHeaders } from '../http/list.js';
-import { newOrder, orderCreated, orderList, orderListParams } from './order.schema.js';
+import {
+  newOrder,
+  orderCompleted,
+  orderCreated,
+  orderList,
+  orderListParams,
+} from './order.schema.js';
 
 const tags = ['orders'];
 
@@ -69,4 +77,20 @@ export const orderDocs = {
     '/order/add',
     'The same as POST /api/order/create, for the administrator client',
   ),
+  complete: {
+    method: 'put',
+    path: '/api/order/complete/:id',
+    summary: 'Complete an order (status 1); completing a completed order answers 200',
+    tags,
+    admin: true,
+    params: z.object({ id: pathId }),
+    reply: orderCompleted,
+    replyExample: { code: 200, msg: '订单已完成!' },
+    failure: msgEnvelope('订单不存在'),
+    failureTexts: {
+      400: 'id must be a positive integer',
+      404: 'order 999 does not exist',
+      500: 'storage is unavailable',
+    },
+  },
 } satisfies Record<string, EndpointDoc>;

@@ -112,6 +112,13 @@ export function orderRepository(db: Database, totals: CachedCounts = cachedCount
       });
     },
 
+    /** Status 1 (completed); false when no order has the id. Completing twice is no error. */
+    async complete(id: number): Promise<boolean> {
+      const found = (await db.update('UPDATE orders SET status = 1 WHERE id = ?', [id])) > 0;
+      totals.clear();
+      return found;
+    },
+
     /** Only the order is written: no stock change, no price capture. */
     async insert(order: NewOrder): Promise<number> {
       const id = await db.insert(

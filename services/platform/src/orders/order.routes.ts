@@ -13,5 +13,6 @@ export function orderRoutes(orders: OrderRepository, wholeLists: Slots): Endpoin
     { ...orderDocs.create, handler: handle.create },
     { ...orderDocs.add, handler: handle.create },
     { ...orderDocs.adminAdd, handler: handle.create },
+    { ...orderDocs.complete, handler: handle.complete },
   ];
 }

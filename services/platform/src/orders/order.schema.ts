@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
+import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
 import { Invalid, idField, NOT_AN_OBJECT, requiredText, rule } from '../http/fields.js';
 import { pageQuery, toPage } from '../http/list.js';
 
@@ -60,3 +60,4 @@ export const orderRow = z.strictObject({
 
 export const orderList = listReply(orderRow);
 export const orderCreated = createdReply('创建定单成功');
+export const orderCompleted = changedReply('订单已完成!');
