@@ -66,6 +66,10 @@ export function httpEnv(defaultPort: number) {
     SHUTDOWN_GRACE_MS: intVar(10_000, 0, 600_000),
     /** A client that reads nothing of its answer (nor sends anything) this long is cut off. */
     SEND_IDLE_TIMEOUT_MS: intVar(30_000, 100, 3_600_000),
+    /** false: no metrics at all (for measuring what they cost). */
+    METRICS_ENABLED: boolVar(true),
+    /** 0: GET /metrics on the service port; else only on this port, on a listener of its own. */
+    METRICS_PORT: intVar(0, 0, 65535),
   };
 }
 

@@ -8,6 +8,7 @@ import express, {
 } from 'express';
 import type { Logger } from 'pino';
 import { AppError, StoreUnavailableError } from './app-error.js';
+import type { Metrics } from './metrics.js';
 import { requestLogger } from './request-logger.js';
 
 /** What went wrong, before a service's envelope shapes it. */
@@ -35,15 +36,24 @@ export const renderStatusEnvelope: FailureRenderer = (_req, res, failure) => {
 export interface BaseAppOptions {
   logger: Logger;
   bodyLimitKb?: number;
+  /** Request metrics, counted from the start so body errors count too. */
+  metrics?: Metrics;
+  /** Serve GET /metrics on this app (false when METRICS_PORT gives it a listener of its own). */
+  metricsRoute?: boolean;
 }
 
 /** An Express app with the plumbing every service shares, ready for its routers. */
-export function createBaseApp({ logger, bodyLimitKb = 100 }: BaseAppOptions): Express {
+export function createBaseApp(options: BaseAppOptions): Express {
+  const { logger, bodyLimitKb = 100, metrics, metricsRoute = true } = options;
   const app = express();
   app.disable('x-powered-by');
   // An ETag hashes every body; for lists of megabytes that costs more than the rare 304 saves.
   app.disable('etag');
   app.use(requestLogger(logger));
+  if (metrics) {
+    app.use(metrics.requests);
+    if (metricsRoute) app.get('/metrics', metrics.endpoint);
+  }
   app.use(cors());
   app.use(express.json({ limit: `${bodyLimitKb}kb` }));
   return app;

@@ -28,6 +28,12 @@ export {
 } from './http.js';
 export { ListenError, listen } from './listen.js';
 export { createLogger, type Logger, REDACTED_PATHS } from './logger.js';
+export {
+  createMetrics,
+  type Metrics,
+  serveMetricsOn,
+  UNMATCHED_ROUTE,
+} from './metrics.js';
 export { migrate, migrateOnce, splitStatements } from './migrate.js';
 export {
   createMysqlPool,

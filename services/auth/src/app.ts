@@ -4,11 +4,13 @@ import {
   errorHandler,
   healthRouter,
   type Logger,
+  type Metrics,
   notFound,
   type Pool,
   type RedisClient,
 } from '@svc/common';
 import type { Express } from 'express';
+import { authMetrics } from './auth-metrics.js';
 import { type AuthSettings, defaultSettings } from './config.js';
 import { openApiDocument } from './openapi.js';
 import { userRouter } from './users/user.routes.js';
@@ -20,9 +22,14 @@ export interface AppDeps {
   bodyLimitKb?: number;
   /** Defaults as with an empty environment. */
   settings?: Partial<AuthSettings>;
+  /** Request, login, guard and store metrics; none when absent. */
+  metrics?: Metrics;
+  /** Serve GET /metrics here (false when METRICS_PORT gives it its own listener). */
+  metricsRoute?: boolean;
 }
 
-export function createApp({ pool, redis, logger, bodyLimitKb, settings }: AppDeps): Express {
+export function createApp(deps: AppDeps): Express {
+  const { pool, redis, logger, bodyLimitKb, settings, metrics, metricsRoute } = deps;
   const resolved: AuthSettings = { ...defaultSettings, ...settings };
   if (resolved.tokenScheme === 'md5') {
     logger.warn(
@@ -30,10 +37,11 @@ export function createApp({ pool, redis, logger, bodyLimitKb, settings }: AppDep
         'brute-force the password from it; use it only while sharing Redis with the old backend',
     );
   }
-  const app = createBaseApp({ logger, bodyLimitKb });
+  const app = createBaseApp({ logger, bodyLimitKb, metrics, metricsRoute });
+  const observe = metrics && authMetrics(metrics.registry, redis);
   app.set('trust proxy', resolved.trustProxy);
   app.use(healthRouter({ redis: () => redis.ping(), mysql: () => pool.query('SELECT 1') }));
-  app.use(userRouter({ pool, redis, settings: resolved }));
+  app.use(userRouter({ pool, redis, settings: resolved, observe }));
   app.use(docsRouter(openApiDocument));
   app.use(notFound());
   app.use(errorHandler());

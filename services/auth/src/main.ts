@@ -1,6 +1,7 @@
 import {
   connectRedis,
   createLogger,
+  createMetrics,
   createMysqlPool,
   listen,
   migrate,
@@ -8,6 +9,7 @@ import {
   onShutdownSignals,
   redisSettingsFrom,
   runService,
+  serveMetricsOn,
   shutdownGracefully,
 } from '@svc/common';
 import { createApp } from './app.js';
@@ -21,25 +23,33 @@ await runService('auth', async () => {
   const pool = await createMysqlPool(mysqlSettingsFrom(config));
   await migrate(pool, migrationsDir, logger);
 
+  const metrics = config.METRICS_ENABLED ? createMetrics({ pool }) : undefined;
   const app = createApp({
     pool,
     redis,
     logger,
+    metrics,
+    metricsRoute: config.METRICS_PORT === 0,
     bodyLimitKb: config.BODY_LIMIT_KB,
     settings: authSettingsFrom(config),
   });
-  const server = await listen(app, {
+  const listenOptions = {
     port: config.PORT,
     host: config.HOST,
     logger,
     sendIdleTimeoutMs: config.SEND_IDLE_TIMEOUT_MS,
-  });
+  };
+  const server = await listen(app, listenOptions);
   logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
+  const metricsServer =
+    metrics && config.METRICS_PORT !== 0
+      ? await serveMetricsOn(metrics, { ...listenOptions, port: config.METRICS_PORT })
+      : undefined;
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,
       logger,
-      close: () => Promise.all([pool.end(), redis.quit()]),
+      close: () => Promise.all([pool.end(), redis.quit(), metricsServer?.close()]),
     }),
   );
 });

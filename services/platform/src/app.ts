@@ -4,6 +4,7 @@ import {
   errorHandler,
   healthRouter,
   type Logger,
+  type Metrics,
   notFound,
   type Pool,
 } from '@svc/common';
@@ -32,14 +33,19 @@ export interface AppDeps {
   adminToken?: string;
   /** LIST_CONCURRENCY: whole lists of each route read at once. */
   listConcurrency?: number;
+  /** Request and pool metrics; none when absent. */
+  metrics?: Metrics;
+  /** Serve GET /metrics here (false when METRICS_PORT gives it its own listener). */
+  metricsRoute?: boolean;
 }
 
 export function createApp(deps: AppDeps): Express {
   const { pool, logger, bodyLimitKb, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
+  const { metrics, metricsRoute } = deps;
   const wholeLists = () => createSlots(listConcurrency);
   const db = createDatabase(pool, queryTimeoutMs);
   const guard = adminGuard(adminToken);
-  const app = createBaseApp({ logger, bodyLimitKb });
+  const app = createBaseApp({ logger, bodyLimitKb, metrics, metricsRoute });
   app.use(holdBodyErrors);
   app.use(undecodableSegmentsLiterally);
   // Every route of the spec in one router, ahead of the probes and the docs: a

@@ -1,11 +1,13 @@
 import {
   createLogger,
+  createMetrics,
   createMysqlPool,
   listen,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
   runService,
+  serveMetricsOn,
   shutdownGracefully,
 } from '@svc/common';
 import { createApp } from './app.js';
@@ -18,20 +20,28 @@ await runService('platform', async () => {
   const pool = await createMysqlPool(mysqlSettingsFrom(config));
   await migrate(pool, migrationsDir, logger);
 
+  const metrics = config.METRICS_ENABLED ? createMetrics({ pool }) : undefined;
   const app = createApp({
     pool,
     logger,
+    metrics,
+    metricsRoute: config.METRICS_PORT === 0,
     bodyLimitKb: config.BODY_LIMIT_KB,
     queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
     adminToken: config.PLATFORM_ADMIN_TOKEN,
     listConcurrency: config.LIST_CONCURRENCY,
   });
-  const server = await listen(app, {
+  const listenOptions = {
     port: config.PORT,
     host: config.HOST,
     logger,
     sendIdleTimeoutMs: config.SEND_IDLE_TIMEOUT_MS,
-  });
+  };
+  const server = await listen(app, listenOptions);
+  const metricsServer =
+    metrics && config.METRICS_PORT !== 0
+      ? await serveMetricsOn(metrics, { ...listenOptions, port: config.METRICS_PORT })
+      : undefined;
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
   logger.info({ port: config.PORT, host: config.HOST, adminRoutes }, 'platform listening');
   if (!config.PLATFORM_ADMIN_TOKEN) {
@@ -43,7 +53,7 @@ await runService('platform', async () => {
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,
       logger,
-      close: () => pool.end(),
+      close: () => Promise.all([pool.end(), metricsServer?.close()]),
     }),
   );
 });

@@ -9,6 +9,7 @@ import {
   type SessionStore,
 } from '@svc/session-guard';
 import type { Request, RequestHandler, Response } from 'express';
+import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import type { LoginLimiter, Slot } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
@@ -32,6 +33,8 @@ export interface UserHandlerDeps {
   sessions: SessionStore;
   limiter: LoginLimiter;
   settings: Pick<AuthSettings, 'tokenTtl' | 'passwordRehash'>;
+  /** Told each login's outcome, for metrics. */
+  onLogin?: (outcome: LoginOutcome) => void;
 }
 
 /** Any Redis failure is an outage to the client: 503, never a 401. */
@@ -66,6 +69,7 @@ export function createUserHandlers({
   sessions,
   limiter,
   settings,
+  onLogin,
 }: UserHandlerDeps): UserHandlers {
   /**
    * A slot for one password check of this (username, address) pair. A locked
@@ -131,12 +135,19 @@ export function createUserHandlers({
       user
         ? verifyPassword(password, user.password)
         : burnVerification(password).then(() => ({ ok: false, needsRehash: false })),
-    );
-    if (!user || !verdict.ok) throw new AppError(401, WRONG_CREDENTIALS);
+    ).catch((err) => {
+      if (err instanceof AppError && err.status === 429) onLogin?.('locked');
+      throw err;
+    });
+    if (!user || !verdict.ok) {
+      onLogin?.('failure');
+      throw new AppError(401, WRONG_CREDENTIALS);
+    }
 
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
     await redis(sessions.create(token, user.username, settings.tokenTtl));
+    onLogin?.('success');
     res.json(messageBody(200, LOGGED_IN, { token, expiresIn: settings.tokenTtl }));
   };
 

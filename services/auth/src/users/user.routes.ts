@@ -1,6 +1,7 @@
 import { type Pool, type RedisClient, StoreUnavailableError } from '@svc/common';
 import { createGuard, SessionStore } from '@svc/session-guard';
 import { type Request, type Response, Router } from 'express';
+import type { AuthObservers } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { LoginLimiter } from './login-limiter.js';
 import { createUserHandlers } from './user.handlers.js';
@@ -10,9 +11,10 @@ export interface UserRouterDeps {
   pool: Pool;
   redis: RedisClient;
   settings: AuthSettings;
+  observe?: AuthObservers;
 }
 
-export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
+export function userRouter({ pool, redis, settings, observe }: UserRouterDeps): Router {
   const { tokenScheme: scheme, keyPrefix, sliding, tokenTtl } = settings;
   const guard = createGuard<Request, Response>({
     redis,
@@ -22,6 +24,7 @@ export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
     ttlSeconds: tokenTtl,
     onStoreError: (err, req) =>
       req.log.error({ err: new StoreUnavailableError('redis', err) }, 'session store unavailable'),
+    onOutcome: observe?.guard,
   });
   const handlers = createUserHandlers({
     users: new UserRepository(pool, settings.queryTimeoutMs),
@@ -32,6 +35,7 @@ export function userRouter({ pool, redis, settings }: UserRouterDeps): Router {
       lockSeconds: settings.loginLockSeconds,
     }),
     settings,
+    onLogin: observe?.login,
   });
 
   const router = Router();

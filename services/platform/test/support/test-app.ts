@@ -1,5 +1,7 @@
 import {
+  createMetrics,
   createMysqlPool,
+  type Metrics,
   migrate,
   type Pool,
   type ResultSetHeader,
@@ -20,6 +22,8 @@ export const createRecordedApp = (deps: AppDeps): Express => recordResponses(cre
 
 export interface TestApp {
   app: Express;
+  /** With `withMetrics`: the app's metrics, over its own pool. */
+  metrics?: Metrics;
   pool: Pool;
   logs: CapturedLogs;
   /** Rows now in each table. */
@@ -30,14 +34,19 @@ export interface TestApp {
 }
 
 /** The real app on a database of the calling file's own, migrated like production. */
-export async function createTestApp(options: { bodyLimitKb?: number } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { bodyLimitKb?: number; withMetrics?: boolean } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const pool = await createMysqlPool(database.settings);
   await migrate(pool, migrationsDir);
   const logs = captureLogs('platform-test');
-  const app = createRecordedApp({ pool, logger: logs.logger, ...options });
+  const { withMetrics, ...deps } = options;
+  const metrics = withMetrics ? createMetrics({ pool }) : undefined;
+  const app = createRecordedApp({ pool, logger: logs.logger, metrics, ...deps });
   return {
     app,
+    metrics,
     pool,
     logs,
     async counts() {

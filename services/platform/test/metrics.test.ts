@@ -1,0 +1,84 @@
+import { parsePrometheusText, valueOf } from '@svc/common/testing';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMerchant, createTestApp, type TestApp } from './support/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ withMetrics: true });
+});
+afterAll(() => t.close());
+
+async function scrape() {
+  const res = await request(t.app).get('/metrics');
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+  return parsePrometheusText(res.text);
+}
+
+const requests = (
+  samples: ReturnType<typeof parsePrometheusText>,
+  labels: Record<string, string>,
+) => valueOf(samples, 'http_requests_total', labels);
+
+describe('GET /metrics on the platform', () => {
+  it('counts requests by method, route template and status, and times them', async () => {
+    const before = await scrape();
+    const id = await addMerchant(t.app);
+    await request(t.app).put(`/api/merchant/approve/${id}`);
+    await request(t.app).put(`/api/merchant/approve/${id}`);
+    await request(t.app).get('/api/merchant/list');
+    const after = await scrape();
+
+    const approve = { method: 'PUT', route: '/api/merchant/approve/:id', status: '200' };
+    expect(requests(after, approve) - requests(before, approve)).toBe(2);
+    const list = { method: 'GET', route: '/api/merchant/list', status: '200' };
+    expect(requests(after, list) - requests(before, list)).toBe(1);
+    expect(
+      valueOf(after, 'http_request_duration_seconds_count', approve) -
+        valueOf(before, 'http_request_duration_seconds_count', approve),
+    ).toBe(2);
+    expect(valueOf(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('keeps ids and unknown paths out of the labels: the label set does not grow', async () => {
+    await request(t.app).put('/api/merchant/approve/1');
+    await request(t.app).get('/no/such/path/1');
+    const labelSets = (samples: ReturnType<typeof parsePrometheusText>) =>
+      samples
+        .filter((sample) => sample.name === 'http_requests_total')
+        .map((sample) => JSON.stringify(sample.labels))
+        .sort();
+    const before = labelSets(await scrape());
+    for (let id = 100_000; id < 100_050; id++) {
+      await request(t.app).put(`/api/merchant/approve/${id}`);
+      await request(t.app).get(`/no/such/path/${id}`);
+    }
+    const after = labelSets(await scrape());
+    expect(after).toEqual(before);
+    const all = (await scrape()).filter((sample) => sample.name === 'http_requests_total');
+    expect(all.some((sample) => /\d{6}/.test(sample.labels.route ?? ''))).toBe(false);
+    expect(
+      valueOf(all, 'http_requests_total', { route: 'unmatched', status: '404', method: 'GET' }),
+    ).toBeGreaterThanOrEqual(51);
+  });
+
+  it('shows the MySQL pool: connections in use, free and queued', async () => {
+    const held = await t.pool.getConnection();
+    try {
+      const samples = await scrape();
+      const state = (name: string) => valueOf(samples, 'mysql_pool_connections', { state: name });
+      expect(state('in_use')).toBeGreaterThanOrEqual(1);
+      expect(state('queued')).toBe(0);
+      const heldNow = state('in_use');
+      held.release();
+      const released = await scrape();
+      expect(valueOf(released, 'mysql_pool_connections', { state: 'in_use' })).toBe(heldNow - 1);
+      expect(valueOf(released, 'mysql_pool_connections', { state: 'free' })).toBeGreaterThanOrEqual(
+        1,
+      );
+    } finally {
+      held.release();
+    }
+  });
+});
