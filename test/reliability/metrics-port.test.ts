@@ -4,7 +4,7 @@ import {
   freePort,
   mysqlVariables,
   parsePrometheusText,
-  valueOf,
+  sampleValue,
 } from '@svc/common/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './support/service-process.js';
@@ -31,7 +31,11 @@ describe.each(['auth', 'platform'] as const)('%s: where /metrics is served', (na
     expect(res.status).toBe(200);
     const samples = parsePrometheusText(await res.text());
     expect(
-      valueOf(samples, 'http_requests_total', { method: 'GET', route: '/healthz', status: '200' }),
+      sampleValue(samples, 'http_requests_total', {
+        method: 'GET',
+        route: '/healthz',
+        status: '200',
+      }),
     ).toBeGreaterThanOrEqual(1);
   });
 
@@ -45,7 +49,11 @@ describe.each(['auth', 'platform'] as const)('%s: where /metrics is served', (na
     expect(res.headers.get('content-type')).toContain('text/plain; version=0.0.4');
     const samples = parsePrometheusText(await res.text());
     expect(
-      valueOf(samples, 'http_requests_total', { method: 'GET', route: '/healthz', status: '200' }),
+      sampleValue(samples, 'http_requests_total', {
+        method: 'GET',
+        route: '/healthz',
+        status: '200',
+      }),
     ).toBeGreaterThanOrEqual(1);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(404);
   });

@@ -1,5 +1,10 @@
 import { connectRedis, createMetrics } from '@svc/common';
-import { captureLogs, parsePrometheusText, startRedisServer, valueOf } from '@svc/common/testing';
+import {
+  captureLogs,
+  parsePrometheusText,
+  startRedisServer,
+  sampleValue,
+} from '@svc/common/testing';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,10 +40,10 @@ describe('GET /metrics on auth', () => {
     }
     await request(app).post('/api/user/login').send({ username, password });
     const samples = await scrape(app);
-    const logins = (outcome: string) => valueOf(samples, 'auth_logins_total', { outcome });
+    const logins = (outcome: string) => sampleValue(samples, 'auth_logins_total', { outcome });
     expect([logins('success'), logins('failure'), logins('locked')]).toEqual([1, 5, 1]);
     expect(
-      valueOf(samples, 'http_requests_total', {
+      sampleValue(samples, 'http_requests_total', {
         method: 'POST',
         route: '/api/user/login',
         status: '429',
@@ -57,11 +62,13 @@ describe('GET /metrics on auth', () => {
       .set(bearer('f'.repeat(64)));
     const after = await scrape(app);
     const moved = (outcome: string) =>
-      valueOf(after, 'auth_guard_answers_total', { outcome }) -
-      valueOf(before, 'auth_guard_answers_total', { outcome });
+      sampleValue(after, 'auth_guard_answers_total', { outcome }) -
+      sampleValue(before, 'auth_guard_answers_total', { outcome });
     expect([moved('allowed'), moved('missing'), moved('invalid')]).toEqual([1, 1, 1]);
-    expect(valueOf(after, 'redis_up')).toBe(1);
-    expect(valueOf(after, 'mysql_pool_connections', { state: 'free' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(after, 'redis_up')).toBe(1);
+    expect(sampleValue(after, 'mysql_pool_connections', { state: 'free' })).toBeGreaterThanOrEqual(
+      1,
+    );
   });
 });
 
@@ -78,15 +85,15 @@ describe('redis_up and the guard while Redis is down', () => {
       });
       const { username, password } = await registerUser(app);
       const token = await login(app, username, password);
-      expect(valueOf(await scrape(app), 'redis_up')).toBe(1);
+      expect(sampleValue(await scrape(app), 'redis_up')).toBe(1);
       await server.stop();
       expect((await request(app).get('/api/user/me').set(bearer(token))).status).toBe(503);
       const down = await scrape(app);
-      expect(valueOf(down, 'redis_up')).toBe(0);
-      expect(valueOf(down, 'auth_guard_answers_total', { outcome: 'unavailable' })).toBe(1);
+      expect(sampleValue(down, 'redis_up')).toBe(0);
+      expect(sampleValue(down, 'auth_guard_answers_total', { outcome: 'unavailable' })).toBe(1);
       await server.start();
       await expect
-        .poll(async () => valueOf(await scrape(app), 'redis_up'), { timeout: 10_000 })
+        .poll(async () => sampleValue(await scrape(app), 'redis_up'), { timeout: 10_000 })
         .toBe(1);
     } finally {
       redis.disconnect();

@@ -1,4 +1,4 @@
-import { parsePrometheusText, valueOf } from '@svc/common/testing';
+import { parsePrometheusText, sampleValue } from '@svc/common/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMerchant, createTestApp, type TestApp } from './support/test-app.js';
@@ -19,7 +19,7 @@ async function scrape() {
 const requests = (
   samples: ReturnType<typeof parsePrometheusText>,
   labels: Record<string, string>,
-) => valueOf(samples, 'http_requests_total', labels);
+) => sampleValue(samples, 'http_requests_total', labels);
 
 describe('GET /metrics on the platform', () => {
   it('counts requests by method, route template and status, and times them', async () => {
@@ -35,10 +35,10 @@ describe('GET /metrics on the platform', () => {
     const list = { method: 'GET', route: '/api/merchant/list', status: '200' };
     expect(requests(after, list) - requests(before, list)).toBe(1);
     expect(
-      valueOf(after, 'http_request_duration_seconds_count', approve) -
-        valueOf(before, 'http_request_duration_seconds_count', approve),
+      sampleValue(after, 'http_request_duration_seconds_count', approve) -
+        sampleValue(before, 'http_request_duration_seconds_count', approve),
     ).toBe(2);
-    expect(valueOf(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 
   it('keeps ids and unknown paths out of the labels: the label set does not grow', async () => {
@@ -59,7 +59,7 @@ describe('GET /metrics on the platform', () => {
     const all = (await scrape()).filter((sample) => sample.name === 'http_requests_total');
     expect(all.some((sample) => /\d{6}/.test(sample.labels.route ?? ''))).toBe(false);
     expect(
-      valueOf(all, 'http_requests_total', { route: 'unmatched', status: '404', method: 'GET' }),
+      sampleValue(all, 'http_requests_total', { route: 'unmatched', status: '404', method: 'GET' }),
     ).toBeGreaterThanOrEqual(51);
   });
 
@@ -67,16 +67,19 @@ describe('GET /metrics on the platform', () => {
     const held = await t.pool.getConnection();
     try {
       const samples = await scrape();
-      const state = (name: string) => valueOf(samples, 'mysql_pool_connections', { state: name });
+      const state = (name: string) =>
+        sampleValue(samples, 'mysql_pool_connections', { state: name });
       expect(state('in_use')).toBeGreaterThanOrEqual(1);
       expect(state('queued')).toBe(0);
       const heldNow = state('in_use');
       held.release();
       const released = await scrape();
-      expect(valueOf(released, 'mysql_pool_connections', { state: 'in_use' })).toBe(heldNow - 1);
-      expect(valueOf(released, 'mysql_pool_connections', { state: 'free' })).toBeGreaterThanOrEqual(
-        1,
+      expect(sampleValue(released, 'mysql_pool_connections', { state: 'in_use' })).toBe(
+        heldNow - 1,
       );
+      expect(
+        sampleValue(released, 'mysql_pool_connections', { state: 'free' }),
+      ).toBeGreaterThanOrEqual(1);
     } finally {
       held.release();
     }

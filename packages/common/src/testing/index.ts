@@ -1,6 +1,6 @@
 export { type CapturedLogs, captureLogs } from './capture-logs.js';
 export { setupTestServers } from './global-setup.js';
-export { parsePrometheusText, type Sample, valueOf } from './prometheus-text.js';
+export { parsePrometheusText, type Sample, sampleValue } from './prometheus-text.js';
 export {
   startRedisCluster,
   startRedisSentinel,

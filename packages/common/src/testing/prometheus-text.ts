@@ -35,7 +35,7 @@ export function parsePrometheusText(text: string): Sample[] {
 }
 
 /** The value of the one sample with this name and these labels (0 when absent). */
-export function valueOf(
+export function sampleValue(
   samples: Sample[],
   name: string,
   labels: Record<string, string> = {},
