@@ -2,8 +2,8 @@ import { connectRedis, createMetrics } from '@svc/common';
 import {
   captureLogs,
   parsePrometheusText,
-  startRedisServer,
   sampleValue,
+  startRedisServer,
 } from '@svc/common/testing';
 import type { Express } from 'express';
 import request from 'supertest';
