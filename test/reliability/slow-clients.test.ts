@@ -173,12 +173,19 @@ describe('platform: clients that stop reading', () => {
   it('a stalled reader is cut off after SEND_IDLE_TIMEOUT_MS and its connection freed', async () => {
     const service = await platform({ SEND_IDLE_TIMEOUT_MS: '1500' });
     await seedOrders();
+    const asked = Date.now();
     const socket = await stallGet(service.url, '/api/order/list');
     sockets.push(socket);
     await sleep(500);
     expect(await busyConnections()).toBe(1);
 
     await expect.poll(busyConnections, { timeout: 4000, interval: 100 }).toBe(0);
+    const freedMs = Date.now() - asked;
+    console.log(
+      `stalled reader with SEND_IDLE_TIMEOUT_MS=1500: connection freed after ${freedMs} ms`,
+    );
+    // Freed by the idle timeout, not sooner by anything else.
+    expect(freedMs).toBeGreaterThanOrEqual(1500);
     const { bytes, text } = await readToEnd(socket);
     expect(text).toMatch(/^HTTP\/1.1 200/);
     expect(bytes).toBeLessThan(ORDERS * 100);
