@@ -224,6 +224,46 @@ describe('docker-compose.yml, profile scaled, addresses', () => {
   });
 });
 
+describe('docker-compose.yml, profile metrics', () => {
+  const prometheus = services.prometheus as ComposeService;
+  const config = parse(read('deploy/prometheus/prometheus.yml')) as {
+    scrape_configs: {
+      job_name: string;
+      metrics_path?: string;
+      static_configs?: { targets: string[] }[];
+      dns_sd_configs?: { names: string[]; port: number }[];
+    }[];
+  };
+
+  it('runs Prometheus with deploy/prometheus/prometheus.yml', () => {
+    expect(prometheus.profiles).toEqual(['metrics']);
+    expect(prometheus.image).toMatch(/^prom\/prometheus:v3/);
+    expect(prometheus.volumes).toContain(
+      './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+    );
+  });
+
+  it('scrapes /metrics of every service, and every replica of the scaled ones, on its port', () => {
+    const targets = config.scrape_configs.flatMap((job) => {
+      expect(job.metrics_path ?? '/metrics').toBe('/metrics');
+      return [
+        ...(job.static_configs ?? []).flatMap((c) => c.targets),
+        ...(job.dns_sd_configs ?? []).flatMap((c) => c.names.map((n) => `${n}:${c.port}`)),
+      ];
+    });
+    const expected = apps.flatMap((app) => [
+      `${app.name}:${app.port}`,
+      `${app.name}-scaled:${app.port}`,
+    ]);
+    expect(targets.sort()).toEqual(expected.sort());
+    for (const target of targets) {
+      const [host, port] = target.split(':');
+      expect(Number(services[host as string]?.environment?.PORT)).toBe(Number(port));
+      expect(services[host as string]?.environment?.METRICS_PORT).toBeUndefined();
+    }
+  });
+});
+
 describe('Dockerfiles', () => {
   const workspacePackages = ['packages', 'services'].flatMap((dir) =>
     readdirSync(join(root, dir)).map((name) => `${dir}/${name}/package.json`),
