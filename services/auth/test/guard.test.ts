@@ -44,6 +44,13 @@ function judgeApp(options: GuardOptions): Express {
   return app;
 }
 
+/** A client whose every command fails, as during a Redis outage. */
+async function disconnectedRedis() {
+  const broken = await connectRedis({ url: process.env.TEST_REDIS_URL, host: '', port: 0, db: 0 });
+  broken.disconnect();
+  return broken;
+}
+
 let stores: Stores;
 beforeAll(async () => {
   stores = await openStores();
@@ -192,13 +199,7 @@ describe.each(SCHEMES)('the guard as a library (scheme %s)', (scheme) => {
   });
 
   it('answers 503 when Redis fails, tells onStoreError, and never calls the route', async () => {
-    const broken = await connectRedis({
-      url: process.env.TEST_REDIS_URL,
-      host: '',
-      port: 0,
-      db: 0,
-    });
-    broken.disconnect();
+    const broken = await disconnectedRedis();
     const reported: unknown[] = [];
     const down = judgeApp({ redis: broken, scheme, onStoreError: (err) => reported.push(err) });
     const res = await request(down).get('/api/testQuestion/list').set(bearer(token));
@@ -241,13 +242,7 @@ describe('createGuard options', () => {
       .set(bearer('f'.repeat(64)))
       .expect(401);
 
-    const broken = await connectRedis({
-      url: process.env.TEST_REDIS_URL,
-      host: '',
-      port: 0,
-      db: 0,
-    });
-    broken.disconnect();
+    const broken = await disconnectedRedis();
     const down = judgeApp({ redis: broken, onOutcome, onStoreError: () => {} });
     await request(down).get('/api/comment/list').set(bearer(token)).expect(503);
     expect(outcomes).toEqual(['allowed', 'missing', 'invalid', 'unavailable']);
