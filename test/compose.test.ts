@@ -265,9 +265,29 @@ describe('docker-compose.yml, profile metrics', () => {
 });
 
 describe('Dockerfiles', () => {
-  const workspacePackages = ['packages', 'services'].flatMap((dir) =>
-    readdirSync(join(root, dir)).map((name) => `${dir}/${name}/package.json`),
+  const workspaceDirs = ['packages', 'services'].flatMap((dir) =>
+    readdirSync(join(root, dir)).map((name) => `${dir}/${name}`),
   );
+  const workspacePackages = workspaceDirs.map((dir) => `${dir}/package.json`);
+  const manifests = new Map(
+    workspaceDirs.map((dir) => {
+      const manifest = JSON.parse(read(`${dir}/package.json`)) as {
+        name: string;
+        dependencies?: Record<string, string>;
+      };
+      return [manifest.name, { dir, dependencies: manifest.dependencies ?? {} }];
+    }),
+  );
+  /** The directories of a package and of every workspace package it depends on, transitively. */
+  const workspaceDependencies = (name: string, seen = new Set<string>()): string[] => {
+    const manifest = manifests.get(name);
+    if (!manifest || seen.has(name)) return [];
+    seen.add(name);
+    const inner = Object.entries(manifest.dependencies)
+      .filter(([, range]) => range.startsWith('workspace:'))
+      .flatMap(([dependency]) => workspaceDependencies(dependency, seen));
+    return [manifest.dir, ...inner];
+  };
 
   for (const app of apps) {
     const dockerfile = read(`services/${app.name}/Dockerfile`);
@@ -283,6 +303,12 @@ describe('Dockerfiles', () => {
 
     it(`${app.name}: copies every workspace manifest the frozen lockfile needs`, () => {
       for (const manifest of workspacePackages) expect(dockerfile).toContain(`COPY ${manifest}`);
+    });
+
+    it(`${app.name}: copies the sources of every workspace package it builds on`, () => {
+      const needed = workspaceDependencies(`@svc/${app.name}`);
+      expect(needed.length).toBeGreaterThan(0);
+      for (const dir of needed) expect(dockerfile).toMatch(new RegExp(`^COPY ${dir} ${dir}$`, 'm'));
     });
   }
 });
