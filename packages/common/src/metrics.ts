@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Pool } from 'mysql2/promise';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import { type ListenOptions, listen } from './listen.js';
 
 const STARTED = Symbol('metrics started');
@@ -32,47 +32,14 @@ interface PoolInternals {
 export function createMetrics(options: { pool?: Pool } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const labelNames = ['method', 'route', 'status'] as const;
-  const total = new Counter({
-    name: 'http_requests_total',
-    help: 'Requests answered, by method, route template and status',
-    labelNames,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from a request reaching the app to its answer ending, by method, route template and status',
-    labelNames,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const series = requestSeries(registry);
   if (options.pool) poolGauges(registry, options.pool);
-
-  // One pair of labelled children per (method, route, status), made once: the
-  // hot path is then a Map lookup, an increment and an observation.
-  type Label = (typeof labelNames)[number];
-  type Children = { count: Counter.Internal; time: Histogram.Internal<Label> };
-  const children = new Map<string, Children>();
-  function childrenOf(method: string, route: string, status: number): Children {
-    const key = `${method} ${status} ${route}`;
-    let found = children.get(key);
-    if (!found) {
-      found = {
-        count: total.labels(method, route, String(status)),
-        time: duration.labels(method, route, String(status)),
-      };
-      children.set(key, found);
-    }
-    return found;
-  }
 
   /** The response's `close` listener, one function for every request. */
   function record(this: TimedResponse) {
     const req = this.req as Request;
     const route = req.route ? `${req.baseUrl}${req.route.path}` : UNMATCHED_ROUTE;
-    const { count, time } = childrenOf(req.method, route, this.statusCode);
-    count.inc();
-    time.observe((performance.now() - this[STARTED]) / 1000);
+    series.observe(req.method, route, this.statusCode, (performance.now() - this[STARTED]) / 1000);
   }
 
   return {
@@ -85,6 +52,94 @@ export function createMetrics(options: { pool?: Pool } = {}): Metrics {
     endpoint: async (_req, res) => {
       res.set('Content-Type', registry.contentType);
       res.end(await registry.metrics());
+    },
+  };
+}
+
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface Series {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket, not yet cumulative; the last counts those above every bound. */
+  buckets: number[];
+}
+
+/**
+ * `http_requests_total` and `http_request_duration_seconds`, kept in plain
+ * numbers per (method, route, status) and turned into Prometheus series only
+ * when scraped. prom-client's own Counter and Histogram validate and hash the
+ * labels on every call, which cost order create about 5% of its throughput;
+ * here a request costs a Map lookup and three additions.
+ */
+function requestSeries(registry: Registry) {
+  const all = new Map<string, Series>();
+  const labelled = (s: Series, metricName: string, value: number, extra = {}) => ({
+    metricName,
+    labels: { ...s.labels, ...extra },
+    value,
+  });
+  registry.registerMetric({
+    name: 'http_requests_total',
+    help: 'Requests answered, by method, route template and status',
+    type: 'counter',
+    aggregator: 'sum',
+    get: () => ({
+      name: 'http_requests_total',
+      help: 'Requests answered, by method, route template and status',
+      type: 'counter',
+      aggregator: 'sum',
+      values: [...all.values()].map((s) => labelled(s, 'http_requests_total', s.count)),
+    }),
+  } as unknown as Metric);
+  const durationName = 'http_request_duration_seconds';
+  const durationHelp =
+    'Time from a request reaching the app to its answer ending, by method, route template and status';
+  registry.registerMetric({
+    name: durationName,
+    help: durationHelp,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: () => ({
+      name: durationName,
+      help: durationHelp,
+      type: 'histogram',
+      aggregator: 'sum',
+      values: [...all.values()].flatMap((s) => {
+        let cumulative = 0;
+        const buckets = BUCKETS.map((le, i) => {
+          cumulative += s.buckets[i] ?? 0;
+          return labelled(s, `${durationName}_bucket`, cumulative, { le });
+        });
+        return [
+          ...buckets,
+          labelled(s, `${durationName}_bucket`, s.count, { le: '+Inf' }),
+          labelled(s, `${durationName}_sum`, s.sum),
+          labelled(s, `${durationName}_count`, s.count),
+        ];
+      }),
+    }),
+  } as unknown as Metric);
+
+  return {
+    observe(method: string, route: string, status: number, seconds: number) {
+      const key = `${method} ${status} ${route}`;
+      let s = all.get(key);
+      if (!s) {
+        s = {
+          labels: { method, route, status: String(status) },
+          count: 0,
+          sum: 0,
+          buckets: new Array(BUCKETS.length + 1).fill(0),
+        };
+        all.set(key, s);
+      }
+      s.count += 1;
+      s.sum += seconds;
+      let bucket = 0;
+      while (bucket < BUCKETS.length && seconds > (BUCKETS[bucket] as number)) bucket++;
+      s.buckets[bucket] = (s.buckets[bucket] ?? 0) + 1;
     },
   };
 }
