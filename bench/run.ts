@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--only=guard,login,platform,growth]`: starts what it needs on loopback, seeds its own data
+ * `pnpm bench [--quick] [--only=guard,login,platform,growth,metrics]`: starts what it needs on loopback, seeds its own data
  * (reused when the size matches), prints a progress line per scenario, then one
  * table, also written to bench/results.json.
  */
@@ -8,13 +8,20 @@ import { benchSettings } from './lib/settings.js';
 import { growth } from './scenarios/growth.js';
 import { guardOverhead } from './scenarios/guard.js';
 import { loginStorm } from './scenarios/login.js';
+import { metricsCost } from './scenarios/metrics-cost.js';
 import { platformLists } from './scenarios/platform-lists.js';
 
 const settings = benchSettings(process.argv.slice(2));
 const started = Date.now();
 progress(`${settings.quick ? 'quick' : 'full'} run, ${settings.duration} s per measurement`);
 
-const scenarios = { guard: guardOverhead, login: loginStorm, platform: platformLists, growth };
+const scenarios = {
+  guard: guardOverhead,
+  login: loginStorm,
+  platform: platformLists,
+  growth,
+  metrics: metricsCost,
+};
 const rows: ResultRow[] = [];
 for (const [name, scenario] of Object.entries(scenarios)) {
   if (settings.only.length === 0 || settings.only.includes(name))

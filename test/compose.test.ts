@@ -224,10 +224,70 @@ describe('docker-compose.yml, profile scaled, addresses', () => {
   });
 });
 
+describe('docker-compose.yml, profile metrics', () => {
+  const prometheus = services.prometheus as ComposeService;
+  const config = parse(read('deploy/prometheus/prometheus.yml')) as {
+    scrape_configs: {
+      job_name: string;
+      metrics_path?: string;
+      static_configs?: { targets: string[] }[];
+      dns_sd_configs?: { names: string[]; port: number }[];
+    }[];
+  };
+
+  it('runs Prometheus with deploy/prometheus/prometheus.yml', () => {
+    expect(prometheus.profiles).toEqual(['metrics']);
+    expect(prometheus.image).toMatch(/^prom\/prometheus:v3/);
+    expect(prometheus.volumes).toContain(
+      './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+    );
+  });
+
+  it('scrapes /metrics of every service, and every replica of the scaled ones, on its port', () => {
+    const targets = config.scrape_configs.flatMap((job) => {
+      expect(job.metrics_path ?? '/metrics').toBe('/metrics');
+      return [
+        ...(job.static_configs ?? []).flatMap((c) => c.targets),
+        ...(job.dns_sd_configs ?? []).flatMap((c) => c.names.map((n) => `${n}:${c.port}`)),
+      ];
+    });
+    const expected = apps.flatMap((app) => [
+      `${app.name}:${app.port}`,
+      `${app.name}-scaled:${app.port}`,
+    ]);
+    expect(targets.sort()).toEqual(expected.sort());
+    for (const target of targets) {
+      const [host, port] = target.split(':');
+      expect(Number(services[host as string]?.environment?.PORT)).toBe(Number(port));
+      expect(services[host as string]?.environment?.METRICS_PORT).toBeUndefined();
+    }
+  });
+});
+
 describe('Dockerfiles', () => {
-  const workspacePackages = ['packages', 'services'].flatMap((dir) =>
-    readdirSync(join(root, dir)).map((name) => `${dir}/${name}/package.json`),
+  const workspaceDirs = ['packages', 'services'].flatMap((dir) =>
+    readdirSync(join(root, dir)).map((name) => `${dir}/${name}`),
   );
+  const workspacePackages = workspaceDirs.map((dir) => `${dir}/package.json`);
+  const manifests = new Map(
+    workspaceDirs.map((dir) => {
+      const manifest = JSON.parse(read(`${dir}/package.json`)) as {
+        name: string;
+        dependencies?: Record<string, string>;
+      };
+      return [manifest.name, { dir, dependencies: manifest.dependencies ?? {} }];
+    }),
+  );
+  /** The directories of a package and of every workspace package it depends on, transitively. */
+  const workspaceDependencies = (name: string, seen = new Set<string>()): string[] => {
+    const manifest = manifests.get(name);
+    if (!manifest || seen.has(name)) return [];
+    seen.add(name);
+    const inner = Object.entries(manifest.dependencies)
+      .filter(([, range]) => range.startsWith('workspace:'))
+      .flatMap(([dependency]) => workspaceDependencies(dependency, seen));
+    return [manifest.dir, ...inner];
+  };
 
   for (const app of apps) {
     const dockerfile = read(`services/${app.name}/Dockerfile`);
@@ -243,6 +303,12 @@ describe('Dockerfiles', () => {
 
     it(`${app.name}: copies every workspace manifest the frozen lockfile needs`, () => {
       for (const manifest of workspacePackages) expect(dockerfile).toContain(`COPY ${manifest}`);
+    });
+
+    it(`${app.name}: copies the sources of every workspace package it builds on`, () => {
+      const needed = workspaceDependencies(`@svc/${app.name}`);
+      expect(needed.length).toBeGreaterThan(0);
+      for (const dir of needed) expect(dockerfile).toMatch(new RegExp(`^COPY ${dir} ${dir}$`, 'm'));
     });
   }
 });

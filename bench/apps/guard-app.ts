@@ -31,7 +31,7 @@ const sessions = session({
   saveUninitialized: false,
 });
 
-const app = createBaseApp({ logger: createLogger({ name: 'bench', level: 'silent' }) });
+const app = createBaseApp({ logger: createLogger({ name: 'bench', level: 'info' }) });
 app.get('/healthz', (_req, res) => {
   res.json({ code: 200 });
 });

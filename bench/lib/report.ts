@@ -1,10 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { repoRoot } from './server.js';
+import { repoRoot, SHIPPED_DEFAULTS } from './server.js';
 
 /** One line of bench/results.json. */
 export interface ResultRow {
   scenario: string;
+  /** The configuration our side ran with. */
+  config: string;
   rps: number;
   p50_ms: number;
   p99_ms: number;
@@ -18,11 +20,14 @@ export interface ResultRow {
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-export function row(fields: Omit<ResultRow, 'ratio'> & { ratio?: number | null }): ResultRow {
+export function row(
+  fields: Omit<ResultRow, 'ratio' | 'config'> & { ratio?: number | null; config?: string },
+): ResultRow {
   const ratio =
     fields.ratio ?? (fields.baseline_rps ? round(fields.rps / fields.baseline_rps) : null);
   return {
     ...fields,
+    config: fields.config ?? SHIPPED_DEFAULTS,
     rps: round(fields.rps, 1),
     p50_ms: round(fields.p50_ms),
     p99_ms: round(fields.p99_ms),
@@ -39,6 +44,7 @@ export function progress(message: string): void {
 export function printTable(rows: ResultRow[]): void {
   const header = [
     'scenario',
+    'config',
     'rps',
     'p50 ms',
     'p99 ms',
@@ -51,6 +57,7 @@ export function printTable(rows: ResultRow[]): void {
   ];
   const cells = rows.map((r) => [
     r.scenario,
+    r.config,
     String(r.rps),
     String(r.p50_ms),
     String(r.p99_ms),

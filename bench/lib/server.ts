@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@svc/common/testing';
 
@@ -24,10 +26,16 @@ async function rssMb(pid: number): Promise<number> {
   return kb / 1024;
 }
 
+/** The configuration users run: the shipped defaults, with the log going to a file. */
+export const SHIPPED_DEFAULTS = 'defaults: LOG_LEVEL=info to a file, metrics on';
+
 /**
  * Starts a Node process (built JS, or TypeScript through tsx), waits until
  * `readyPath` answers 200 and samples its memory every 50 ms until stopped.
  * Each server gets a free port, so no leftover process can answer in its place.
+ * Nothing of the shipped configuration is changed unless `env` says so: the
+ * log level stays `info`, and stdout goes to a file, as a deployment's log
+ * collector would take it (never a terminal, never /dev/null).
  */
 export async function startServer(options: {
   script: string;
@@ -39,17 +47,15 @@ export async function startServer(options: {
   const args = options.typescript
     ? ['--conditions=source', '--import', 'tsx', options.script]
     : [options.script];
+  const logFile = join(await mkdtemp(join(tmpdir(), 'bench-log-')), 'stdout.log');
+  const { LOG_LEVEL: _ignored, METRICS_ENABLED: _also, ...environment } = process.env;
+  const log = openSync(logFile, 'a');
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: repoRoot,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ...options.env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...environment, HOST: '127.0.0.1', PORT: String(port), ...options.env },
+    stdio: ['ignore', log, 'inherit'],
   });
+  closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -4,6 +4,9 @@ import type { Pool } from 'mysql2/promise';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { type ListenOptions, listen } from './listen.js';
 
+const STARTED = Symbol('metrics started');
+type TimedResponse = Response & { [STARTED]: number };
+
 /** Every path no route matched shares this label, so scanners cannot grow the label set. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -45,19 +48,38 @@ export function createMetrics(options: { pool?: Pool } = {}): Metrics {
   });
   if (options.pool) poolGauges(registry, options.pool);
 
-  function record(this: Response, started: number) {
+  // One pair of labelled children per (method, route, status), made once: the
+  // hot path is then a Map lookup, an increment and an observation.
+  type Label = (typeof labelNames)[number];
+  type Children = { count: Counter.Internal; time: Histogram.Internal<Label> };
+  const children = new Map<string, Children>();
+  function childrenOf(method: string, route: string, status: number): Children {
+    const key = `${method} ${status} ${route}`;
+    let found = children.get(key);
+    if (!found) {
+      found = {
+        count: total.labels(method, route, String(status)),
+        time: duration.labels(method, route, String(status)),
+      };
+      children.set(key, found);
+    }
+    return found;
+  }
+
+  /** The response's `close` listener, one function for every request. */
+  function record(this: TimedResponse) {
     const req = this.req as Request;
     const route = req.route ? `${req.baseUrl}${req.route.path}` : UNMATCHED_ROUTE;
-    const labels = { method: req.method, route, status: this.statusCode };
-    total.inc(labels);
-    duration.observe(labels, (performance.now() - started) / 1000);
+    const { count, time } = childrenOf(req.method, route, this.statusCode);
+    count.inc();
+    time.observe((performance.now() - this[STARTED]) / 1000);
   }
 
   return {
     registry,
     requests: (_req, res, next) => {
-      const started = performance.now();
-      res.once('close', () => record.call(res, started));
+      (res as TimedResponse)[STARTED] = performance.now();
+      res.once('close', record);
       next();
     },
     endpoint: async (_req, res) => {

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { connectRedis } from '@svc/common';
-import { createGuard, createTestSession, type GuardOptions, readToken } from '@svc/session-guard';
+import {
+  createGuard,
+  createTestSession,
+  type GuardOptions,
+  type GuardOutcome,
+  readToken,
+} from '@svc/session-guard';
 import express, { type Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +42,13 @@ function judgeApp(options: GuardOptions): Express {
     app.use(group, router);
   }
   return app;
+}
+
+/** A client whose every command fails, as during a Redis outage. */
+async function disconnectedRedis() {
+  const broken = await connectRedis({ url: process.env.TEST_REDIS_URL, host: '', port: 0, db: 0 });
+  broken.disconnect();
+  return broken;
 }
 
 let stores: Stores;
@@ -186,13 +199,7 @@ describe.each(SCHEMES)('the guard as a library (scheme %s)', (scheme) => {
   });
 
   it('answers 503 when Redis fails, tells onStoreError, and never calls the route', async () => {
-    const broken = await connectRedis({
-      url: process.env.TEST_REDIS_URL,
-      host: '',
-      port: 0,
-      db: 0,
-    });
-    broken.disconnect();
+    const broken = await disconnectedRedis();
     const reported: unknown[] = [];
     const down = judgeApp({ redis: broken, scheme, onStoreError: (err) => reported.push(err) });
     const res = await request(down).get('/api/testQuestion/list').set(bearer(token));
@@ -221,6 +228,39 @@ describe('createGuard options', () => {
     expect(typeof createGuard({ redis: stores.redis, sliding: true, ttlSeconds: 60 })).toBe(
       'function',
     );
+  });
+
+  it('tells onOutcome the outcome of every answer, the store outage included', async () => {
+    const outcomes: GuardOutcome[] = [];
+    const onOutcome = (outcome: GuardOutcome) => outcomes.push(outcome);
+    const app = judgeApp({ redis: stores.redis, onOutcome });
+    const token = await createTestSession(stores.redis, { username: 'counted' });
+    await request(app).get('/api/comment/list').set(bearer(token)).expect(200);
+    await request(app).get('/api/comment/list').expect(401);
+    await request(app)
+      .get('/api/comment/list')
+      .set(bearer('f'.repeat(64)))
+      .expect(401);
+
+    const broken = await disconnectedRedis();
+    const down = judgeApp({ redis: broken, onOutcome, onStoreError: () => {} });
+    await request(down).get('/api/comment/list').set(bearer(token)).expect(503);
+    expect(outcomes).toEqual(['allowed', 'missing', 'invalid', 'unavailable']);
+  });
+
+  it("lets onReject answer refusals in the host's own envelope, the route never called", async () => {
+    const app = judgeApp({
+      redis: stores.redis,
+      onReject: (_req, res, _next, reason) => {
+        res.status(reason === 'unavailable' ? 503 : 401).json({ ok: false, reason });
+      },
+    });
+    const none = await request(app).get('/api/comment/list');
+    expect([none.status, none.body]).toEqual([401, { ok: false, reason: 'missing' }]);
+    const dead = await request(app)
+      .get('/api/comment/list')
+      .set(bearer('f'.repeat(64)));
+    expect([dead.status, dead.body]).toEqual([401, { ok: false, reason: 'invalid' }]);
   });
 
   it('defaults to the random scheme: an md5 session is not accepted', async () => {

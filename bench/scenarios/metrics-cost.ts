@@ -1,0 +1,131 @@
+import { join } from 'node:path';
+import { mysqlVariables } from '@svc/common/testing';
+import { load } from '../lib/load.js';
+import { mysqlServerFrom, trimOrders } from '../lib/platform-data.js';
+import { progress, type ResultRow, row } from '../lib/report.js';
+import { type RunningServer, repoRoot, SHIPPED_DEFAULTS, startServer } from '../lib/server.js';
+import type { BenchSettings } from '../lib/settings.js';
+import { inTurns, type Measured } from '../lib/turns.js';
+import { ensureData } from './platform-lists.js';
+
+const ORDERS = 100_000;
+const PLATFORM_DB = `bench_platform_${ORDERS}`;
+const AUTH_DB = 'bench_auth';
+const CONNECTIONS = 32;
+
+interface Request {
+  path: string;
+  method?: 'POST';
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+async function measure(target: RunningServer, request: Request, settings: BenchSettings) {
+  const options = { url: target.url + request.path, connections: CONNECTIONS, ...request };
+  if (settings.warmUp > 0) await load({ ...options, duration: settings.warmUp });
+  target.resetPeak();
+  const result = await load({ ...options, duration: settings.duration });
+  if (result.errors > 0 || result.non2xx > 0) {
+    throw new Error(`${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  }
+  return { ...result, rss: target.peakRssMb() } satisfies Measured;
+}
+
+/** Two processes of one service, metrics on (the default) and off, measured in turns. */
+async function onAndOff(
+  name: string,
+  start: (metricsEnabled: string) => Promise<RunningServer>,
+  request: (server: RunningServer) => Promise<Request>,
+  settings: BenchSettings,
+): Promise<ResultRow> {
+  const on = await start('true');
+  const off = await start('false');
+  try {
+    const sent = await request(on);
+    const [withMetrics, without] = await inTurns(settings.quick ? 1 : 3, [
+      () => measure(on, sent, settings),
+      () => measure(off, sent, settings),
+    ]);
+    if (!withMetrics || !without) throw new Error(`${name}: measurements missing`);
+    progress(`  metrics on ${withMetrics.rps.toFixed(0)} rps, off ${without.rps.toFixed(0)} rps`);
+    return row({
+      scenario: `metrics cost: ${name}`,
+      config: SHIPPED_DEFAULTS,
+      rps: withMetrics.rps,
+      p50_ms: withMetrics.p50,
+      p99_ms: withMetrics.p99,
+      rss_mb: withMetrics.rss,
+      baseline: 'the same service with METRICS_ENABLED=false',
+      baseline_rps: without.rps,
+      target: '>= 0.95x (under 5% cost)',
+      met: withMetrics.rps / without.rps >= 0.95,
+    });
+  } finally {
+    await Promise.all([on.stop(), off.stop()]);
+  }
+}
+
+/** Scenario: what /metrics' bookkeeping costs a guarded read and an order create. */
+export async function metricsCost(settings: BenchSettings): Promise<ResultRow[]> {
+  const server = mysqlServerFrom(settings.mysqlUrl);
+  const rows: ResultRow[] = [];
+
+  progress(`metrics cost: auth GET /api/user/me at ${CONNECTIONS} connections`);
+  rows.push(
+    await onAndOff(
+      'auth GET /api/user/me (guarded)',
+      (enabled) =>
+        startServer({
+          script: join(repoRoot, 'services/auth/dist/main.js'),
+          env: {
+            ...mysqlVariables({ ...server, database: AUTH_DB }),
+            REDIS_URL: settings.redisUrl,
+            METRICS_ENABLED: enabled,
+          },
+        }),
+      async (auth) => {
+        const credentials = JSON.stringify({ username: 'bench_metrics', password: 'bench-pass-1' });
+        const post = (path: string) =>
+          fetch(auth.url + path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: credentials,
+          });
+        await post('/api/user/register');
+        const { data } = (await (await post('/api/user/login')).json()) as {
+          data: { token: string };
+        };
+        return { path: '/api/user/me', headers: { authorization: `Bearer ${data.token}` } };
+      },
+      settings,
+    ),
+  );
+
+  await ensureData(server, PLATFORM_DB, ORDERS);
+  progress(`metrics cost: platform POST /api/order/create at ${CONNECTIONS} connections`);
+  try {
+    rows.push(
+      await onAndOff(
+        'platform POST /api/order/create',
+        (enabled) =>
+          startServer({
+            script: join(repoRoot, 'services/platform/dist/main.js'),
+            env: {
+              ...mysqlVariables({ ...server, database: PLATFORM_DB }),
+              METRICS_ENABLED: enabled,
+            },
+          }),
+        async () => ({
+          path: '/api/order/create',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ service_id: 7, user_name: '压测用户', user_phone: '13900000000' }),
+        }),
+        settings,
+      ),
+    );
+  } finally {
+    await trimOrders(server, PLATFORM_DB, ORDERS);
+  }
+  return rows;
+}
