@@ -17,11 +17,11 @@ import { holdBodyErrors, renderFailure } from './http/failure.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
 import { merchantRoutes } from './merchants/merchant.routes.js';
+import { serviceRepository } from './offerings/service.repository.js';
+import { serviceRoutes } from './offerings/service.routes.js';
 import { platformDocument } from './openapi.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
-import { serviceRepository } from './services/service.repository.js';
-import { serviceRoutes } from './services/service.routes.js';
 
 export interface AppDeps {
   pool: Pool;

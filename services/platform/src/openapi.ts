@@ -10,8 +10,8 @@ import {
 } from './http/endpoints.js';
 import { healthDocs } from './http/health.docs.js';
 import { merchantDocs } from './merchants/merchant.docs.js';
+import { serviceDocs } from './offerings/service.docs.js';
 import { orderDocs } from './orders/order.docs.js';
-import { serviceDocs } from './services/service.docs.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 

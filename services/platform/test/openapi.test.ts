@@ -138,6 +138,7 @@ const SPEC_TEXTS: [string, string[]][] = [
   ['post /order/add', ['创建定单成功', '创建定单失败']],
   ['get /api/order/list', ['获取成功', '获取失败']],
   ['get /order/list', ['获取成功', '获取失败']],
+  ['put /api/order/complete/:id', ['订单已完成!', '服务器出错', '订单不存在']],
 ];
 
 describe("the spec's texts", () => {

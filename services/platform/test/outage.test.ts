@@ -25,7 +25,7 @@ let server: TestServer;
 let pool: Pool;
 let app: Express;
 const logs = captureLogs('platform-outage');
-let ids: { merchant: number; service: number };
+let ids: { merchant: number; service: number; order: number };
 
 beforeAll(async () => {
   server = await startMariaDbServer();
@@ -35,8 +35,8 @@ beforeAll(async () => {
   app = createRecordedApp({ pool, logger: logs.logger, queryTimeoutMs: 1500 });
   const merchant = await addMerchant(app);
   const service = await addService(app, merchant);
-  await addOrder(app, service);
-  ids = { merchant, service };
+  const order = await addOrder(app, service);
+  ids = { merchant, service, order };
 });
 
 afterAll(async () => {
@@ -124,6 +124,11 @@ function calls(): Call[] {
       failed: listFailed,
     },
     { name: '/order/list', send: () => request(app).get('/order/list'), failed: listFailed },
+    {
+      name: 'order complete',
+      send: () => request(app).put(`/api/order/complete/${ids.order}`),
+      failed: statusFailed,
+    },
   ];
 }
 

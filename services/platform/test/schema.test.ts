@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { merchantRepository } from '../src/merchants/merchant.repository.js';
 import { migrationsDir } from '../src/migrations-dir.js';
+import { serviceRepository } from '../src/offerings/service.repository.js';
 import { orderRepository } from '../src/orders/order.repository.js';
-import { serviceRepository } from '../src/services/service.repository.js';
 import { createTestApp, execute, type TestApp } from './support/test-app.js';
 
 let t: TestApp;
