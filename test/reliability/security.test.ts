@@ -100,7 +100,8 @@ describe('secrets never reach the logs', () => {
 });
 
 describe('the failed-login limiter under parallel attempts', () => {
-  it('lets exactly the limit through, locks the pair even for the right password, spares other users', async () => {
+  /** A real auth process on stores of its own; `base` is its /api/user. */
+  async function authUsers() {
     const db = await createTestDatabase();
     const redis = await createTestRedis();
     const auth = await startService('auth', {
@@ -109,7 +110,11 @@ describe('the failed-login limiter under parallel attempts', () => {
       LOG_LEVEL: 'warn',
     });
     running.push(auth);
-    const base = `${auth.url}/api/user`;
+    return { db, base: `${auth.url}/api/user` };
+  }
+
+  it('lets exactly the limit through, locks the pair even for the right password, spares other users', async () => {
+    const { db, base } = await authUsers();
     await json(`${base}/register`, { body: { username: 'target', password: 'target-password' } });
     await json(`${base}/register`, {
       body: { username: 'bystander', password: 'bystander-password' },
@@ -140,15 +145,7 @@ describe('the failed-login limiter under parallel attempts', () => {
   });
 
   it('refuses no right password before the limit of failures is recorded: 30 parallel logins all succeed', async () => {
-    const db = await createTestDatabase();
-    const redis = await createTestRedis();
-    const auth = await startService('auth', {
-      ...mysqlVariables(db.settings),
-      REDIS_URL: redis.url,
-      LOG_LEVEL: 'warn',
-    });
-    running.push(auth);
-    const base = `${auth.url}/api/user`;
+    const { db, base } = await authUsers();
     await json(`${base}/register`, {
       body: { username: 'rightful', password: 'rightful-password' },
     });
