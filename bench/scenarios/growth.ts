@@ -5,7 +5,9 @@ import type { BenchSettings } from '../lib/settings.js';
 import { ensureData, startPlatform } from './platform-lists.js';
 
 const SIZES = [10_000, 100_000, 1_000_000];
-const PAGES = [1, 500];
+// Page 100 of 20 rows exists at every size (10,000 orders hold 3,333 of status 1);
+// a page past the end of the list would compare an empty answer with a real one.
+const PAGES = [1, 100];
 
 /** Scenario 4: the order list page's p50 latency as the table grows a hundredfold. */
 export async function growth(settings: BenchSettings): Promise<ResultRow[]> {
