@@ -134,7 +134,7 @@ export function operationDoc(endpoint: EndpointDoc): OperationDoc {
 function wholeListBusy(failure: FailureEnvelope): ResponseDoc {
   return {
     description:
-      'Without page or pageSize, when LIST_CONCURRENCY whole lists of this route are already being read and none ends within a second: try again after Retry-After seconds',
+      'Without page or pageSize, when LIST_CONCURRENCY whole lists of this route are being read and none has ended for a second (or the request has waited 30 s): try again after Retry-After seconds',
     schema: failure.schema([503]),
     example: failure.body(503, LISTS_BUSY),
     headers: {
