@@ -31,7 +31,6 @@ export { createLogger, type Logger, REDACTED_PATHS } from './logger.js';
 export {
   createMetrics,
   type Metrics,
-  serveMetricsOn,
   UNMATCHED_ROUTE,
 } from './metrics.js';
 export { migrate, migrateOnce, splitStatements } from './migrate.js';
@@ -70,5 +69,6 @@ export {
   redisSettingsFrom,
 } from './redis.js';
 export { requestIdFrom, requestLogger } from './request-logger.js';
+export { serve } from './serve.js';
 export { onShutdownSignals, type ShutdownOptions, shutdownGracefully } from './shutdown.js';
 export { runService } from './startup.js';

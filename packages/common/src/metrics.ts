@@ -80,47 +80,40 @@ function requestSeries(registry: Registry) {
     labels: { ...s.labels, ...extra },
     value,
   });
-  registry.registerMetric({
-    name: 'http_requests_total',
-    help: 'Requests answered, by method, route template and status',
-    type: 'counter',
-    aggregator: 'sum',
-    get: () => ({
-      name: 'http_requests_total',
-      help: 'Requests answered, by method, route template and status',
-      type: 'counter',
-      aggregator: 'sum',
-      values: [...all.values()].map((s) => labelled(s, 'http_requests_total', s.count)),
-    }),
-  } as unknown as Metric);
-  const durationName = 'http_request_duration_seconds';
-  const durationHelp =
-    'Time from a request reaching the app to its answer ending, by method, route template and status';
-  registry.registerMetric({
-    name: durationName,
-    help: durationHelp,
-    type: 'histogram',
-    aggregator: 'sum',
-    get: () => ({
-      name: durationName,
-      help: durationHelp,
-      type: 'histogram',
-      aggregator: 'sum',
-      values: [...all.values()].flatMap((s) => {
+  /** A metric prom-client's registry prints, whose samples come from `values` at scrape time. */
+  const register = (name: string, help: string, type: string, values: () => object[]) => {
+    const info = { name, help, type, aggregator: 'sum' };
+    registry.registerMetric({
+      ...info,
+      get: () => ({ ...info, values: values() }),
+    } as unknown as Metric);
+  };
+  register(
+    'http_requests_total',
+    'Requests answered, by method, route template and status',
+    'counter',
+    () => [...all.values()].map((s) => labelled(s, 'http_requests_total', s.count)),
+  );
+  const duration = 'http_request_duration_seconds';
+  register(
+    duration,
+    'Time from a request reaching the app to its answer ending, by method, route template and status',
+    'histogram',
+    () =>
+      [...all.values()].flatMap((s) => {
         let cumulative = 0;
         const buckets = BUCKETS.map((le, i) => {
           cumulative += s.buckets[i] ?? 0;
-          return labelled(s, `${durationName}_bucket`, cumulative, { le });
+          return labelled(s, `${duration}_bucket`, cumulative, { le });
         });
         return [
           ...buckets,
-          labelled(s, `${durationName}_bucket`, s.count, { le: '+Inf' }),
-          labelled(s, `${durationName}_sum`, s.sum),
-          labelled(s, `${durationName}_count`, s.count),
+          labelled(s, `${duration}_bucket`, s.count, { le: '+Inf' }),
+          labelled(s, `${duration}_sum`, s.sum),
+          labelled(s, `${duration}_count`, s.count),
         ];
       }),
-    }),
-  } as unknown as Metric);
+  );
 
   return {
     observe(method: string, route: string, status: number, seconds: number) {

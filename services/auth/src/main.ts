@@ -3,13 +3,12 @@ import {
   createLogger,
   createMetrics,
   createMysqlPool,
-  listen,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
   redisSettingsFrom,
   runService,
-  serveMetricsOn,
+  serve,
   shutdownGracefully,
 } from '@svc/common';
 import { createApp } from './app.js';
@@ -33,18 +32,8 @@ await runService('auth', async () => {
     bodyLimitKb: config.BODY_LIMIT_KB,
     settings: authSettingsFrom(config),
   });
-  const listenOptions = {
-    port: config.PORT,
-    host: config.HOST,
-    logger,
-    sendIdleTimeoutMs: config.SEND_IDLE_TIMEOUT_MS,
-  };
-  const server = await listen(app, listenOptions);
+  const { server, metricsServer } = await serve(app, config, logger, metrics);
   logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
-  const metricsServer =
-    metrics && config.METRICS_PORT !== 0
-      ? await serveMetricsOn(metrics, { ...listenOptions, port: config.METRICS_PORT })
-      : undefined;
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,

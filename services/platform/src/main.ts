@@ -2,12 +2,11 @@ import {
   createLogger,
   createMetrics,
   createMysqlPool,
-  listen,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
   runService,
-  serveMetricsOn,
+  serve,
   shutdownGracefully,
 } from '@svc/common';
 import { createApp } from './app.js';
@@ -31,17 +30,7 @@ await runService('platform', async () => {
     adminToken: config.PLATFORM_ADMIN_TOKEN,
     listConcurrency: config.LIST_CONCURRENCY,
   });
-  const listenOptions = {
-    port: config.PORT,
-    host: config.HOST,
-    logger,
-    sendIdleTimeoutMs: config.SEND_IDLE_TIMEOUT_MS,
-  };
-  const server = await listen(app, listenOptions);
-  const metricsServer =
-    metrics && config.METRICS_PORT !== 0
-      ? await serveMetricsOn(metrics, { ...listenOptions, port: config.METRICS_PORT })
-      : undefined;
+  const { server, metricsServer } = await serve(app, config, logger, metrics);
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
   logger.info({ port: config.PORT, host: config.HOST, adminRoutes }, 'platform listening');
   if (!config.PLATFORM_ADMIN_TOKEN) {

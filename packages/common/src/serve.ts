@@ -1,0 +1,29 @@
+import type { RequestListener, Server } from 'node:http';
+import type { Logger } from 'pino';
+import type { HttpConfig } from './config.js';
+import { listen } from './listen.js';
+import { type Metrics, serveMetricsOn } from './metrics.js';
+
+/**
+ * Binds the service's port, and METRICS_PORT's own listener when metrics are
+ * on and have one. Either failing ends start-up with its one-line ListenError.
+ */
+export async function serve(
+  app: RequestListener,
+  config: Pick<HttpConfig, 'PORT' | 'HOST' | 'SEND_IDLE_TIMEOUT_MS' | 'METRICS_PORT'>,
+  logger: Logger,
+  metrics?: Metrics,
+): Promise<{ server: Server; metricsServer?: Server }> {
+  const options = {
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    sendIdleTimeoutMs: config.SEND_IDLE_TIMEOUT_MS,
+  };
+  const server = await listen(app, options);
+  const metricsServer =
+    metrics && config.METRICS_PORT !== 0
+      ? await serveMetricsOn(metrics, { ...options, port: config.METRICS_PORT })
+      : undefined;
+  return { server, metricsServer };
+}
