@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisClient } from '@svc/common';
 
 const LOGIN_FAILURES_PREFIX = 'auth:login-failures:';
@@ -94,6 +95,9 @@ return failures`;
 
 /** A check that takes longer than this no longer holds its slot. */
 const SLOT_MS = 30_000;
+/** How long an attempt waits for other checks of its pair in flight, and how often it asks. */
+const BUSY_WAIT_MS = 10_000;
+const BUSY_RETRY_MS = 15;
 
 /** Failed logins per (username, client address); Redis errors propagate. */
 export class LoginLimiter {
@@ -102,8 +106,21 @@ export class LoginLimiter {
     private readonly settings: LimiterSettings,
   ) {}
 
-  async admit(username: string, address: string): Promise<Admission> {
-    const key = loginFailuresKey(username, address);
+  /**
+   * A slot for one password check, or the pair's lock. While other checks of
+   * the pair are in flight and could still reach the limit, it waits for them
+   * (up to BUSY_WAIT_MS, and only while `wanted()` holds); 'busy' means it gave up.
+   */
+  async admit(username: string, address: string, wanted: () => boolean): Promise<Admission> {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    for (;;) {
+      const admission = await this.tryAdmit(loginFailuresKey(username, address));
+      if (admission.outcome !== 'busy' || Date.now() > deadline || !wanted()) return admission;
+      await sleep(BUSY_RETRY_MS + Math.random() * BUSY_RETRY_MS);
+    }
+  }
+
+  private async tryAdmit(key: string): Promise<Admission> {
     const id = randomUUID();
     const { maxFailures, windowSeconds } = this.settings;
     const answer = Number(

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, messageBody, StoreUnavailableError, UNAVAILABLE_MESSAGE } from '@svc/common';
 import {
   INVALID_TOKEN_MESSAGE,
@@ -55,10 +54,6 @@ function sessionOf(req: Request): { token: string; username: string } {
   return { token: req.token as string, username: req.user?.username as string };
 }
 
-/** How long a login waits for other checks of its pair in flight, and how often it asks. */
-const BUSY_WAIT_MS = 10_000;
-const BUSY_RETRY_MS = 15;
-
 export type UserHandlers = Record<
   'register' | 'login' | 'status' | 'me' | 'verify' | 'logout' | 'changePassword',
   RequestHandler
@@ -71,26 +66,18 @@ export function createUserHandlers({
   settings,
   onLogin,
 }: UserHandlerDeps): UserHandlers {
-  /**
-   * A slot for one password check of this (username, address) pair. A locked
-   * pair answers 429 whatever the password; while other checks of the pair are
-   * in flight and could still reach the limit, the request waits for them.
-   */
+  /** A slot for one password check; a locked pair answers 429 whatever the password. */
   async function admit(req: Request, res: Response, username: string): Promise<Slot> {
-    const deadline = Date.now() + BUSY_WAIT_MS;
-    for (;;) {
-      const admission = await redis(limiter.admit(username, clientAddress(req)));
-      if (admission.outcome === 'admitted') return admission.slot;
-      if (admission.outcome === 'locked') {
-        res.setHeader('Retry-After', String(admission.retryAfter));
-        throw new AppError(429, TOO_MANY_FAILURES);
-      }
-      if (Date.now() > deadline || req.socket.destroyed) {
-        res.setHeader('Retry-After', '1');
-        throw new AppError(503, UNAVAILABLE_MESSAGE);
-      }
-      await sleep(BUSY_RETRY_MS + Math.random() * BUSY_RETRY_MS);
+    const admission = await redis(
+      limiter.admit(username, clientAddress(req), () => !req.socket.destroyed),
+    );
+    if (admission.outcome === 'admitted') return admission.slot;
+    if (admission.outcome === 'locked') {
+      res.setHeader('Retry-After', String(admission.retryAfter));
+      throw new AppError(429, TOO_MANY_FAILURES);
     }
+    res.setHeader('Retry-After', '1');
+    throw new AppError(503, UNAVAILABLE_MESSAGE);
   }
 
   /** Runs a password check in a limiter slot, and records how it went. */
