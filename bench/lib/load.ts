@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 
-export interface LoadOptions {
+interface LoadOptions {
   url: string;
   connections: number;
   /** Seconds. */

@@ -1,9 +1,9 @@
 import type { MysqlSettings } from '@svc/common';
-import { mysqlSettingsFromUrl } from '@svc/common/testing';
+import { mysqlSettingsFromUrl } from '@svc/test-kit';
 import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise';
 
-export const MERCHANTS = 100;
-export const SERVICES = 2000;
+const MERCHANTS = 100;
+const SERVICES = 2000;
 const CATEGORIES = ['家政', '维修', '保洁'];
 const BATCH = 5000;
 
@@ -36,7 +36,7 @@ const LEGACY_SCHEMA = [
    ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
 ];
 
-export async function connect(server: MysqlServer, database?: string): Promise<Connection> {
+async function connect(server: MysqlServer, database?: string): Promise<Connection> {
   return mysql.createConnection({ ...server, database, multipleStatements: false });
 }
 

@@ -3,7 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@svc/common/testing';
+import { freePort } from '@svc/test-kit';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 

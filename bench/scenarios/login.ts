@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mysqlSettingsFromUrl, mysqlVariables } from '@svc/common/testing';
+import { mysqlSettingsFromUrl, mysqlVariables } from '@svc/test-kit';
 import { load } from '../lib/load.js';
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { repoRoot, startServer } from '../lib/server.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mysqlVariables } from '@svc/common/testing';
+import { mysqlVariables } from '@svc/test-kit';
 import { load } from '../lib/load.js';
 import { mysqlServerFrom, trimOrders } from '../lib/platform-data.js';
 import { progress, type ResultRow, row } from '../lib/report.js';

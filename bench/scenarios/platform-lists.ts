@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mysqlVariables } from '@svc/common/testing';
+import { mysqlVariables } from '@svc/test-kit';
 import { load } from '../lib/load.js';
 import {
   copyToLegacy,

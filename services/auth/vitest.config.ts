@@ -5,7 +5,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source'] } },
   test: {
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/documented-responses.ts'],
+    setupFiles: ['test/support/documented-responses.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

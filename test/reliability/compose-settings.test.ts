@@ -8,7 +8,7 @@ import {
   mysqlVariables,
   startMariaDbServer,
   type TestServer,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import mysql from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';

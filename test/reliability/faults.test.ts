@@ -4,7 +4,7 @@ import {
   startMariaDbServer,
   startRedisServer,
   type TestServer,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './support/service-process.js';
 

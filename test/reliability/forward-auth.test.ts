@@ -10,7 +10,7 @@ import {
   mysqlVariables,
   startRedisServer,
   type TestServer,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, register } from './support/auth-client.js';
 import { type Balancer, runNginx } from './support/nginx.js';

@@ -1,1 +1,3 @@
-export { setupTestServers as default } from '@svc/common/testing';
+import { setupTestServers } from '@svc/test-kit';
+
+export default setupTestServers;

@@ -5,7 +5,7 @@ import {
   mysqlVariables,
   parsePrometheusText,
   sampleValue,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './support/service-process.js';
 

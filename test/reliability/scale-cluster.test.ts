@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { connectRedis, createBaseApp, createLogger } from '@svc/common';
+import { createGuard } from '@svc/session-guard';
 import {
   createTestDatabase,
   mysqlVariables,
   startRedisCluster,
   type TestDatabase,
   type TestRedisCluster,
-} from '@svc/common/testing';
-import { createGuard } from '@svc/session-guard';
+} from '@svc/test-kit';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, register } from './support/auth-client.js';

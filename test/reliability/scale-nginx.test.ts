@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectRedis, createBaseApp, createLogger, createMysqlPool } from '@svc/common';
+import { createGuard } from '@svc/session-guard';
 import {
   createTestDatabase,
   createTestRedis,
   mysqlVariables,
   type TestDatabase,
-} from '@svc/common/testing';
-import { createGuard } from '@svc/session-guard';
+} from '@svc/test-kit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, register } from './support/auth-client.js';

@@ -5,7 +5,7 @@ import {
   startRedisSentinel,
   type TestDatabase,
   type TestRedisSentinel,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, call, login, register } from './support/auth-client.js';
 import { send } from './support/requests.js';

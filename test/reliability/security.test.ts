@@ -3,7 +3,7 @@ import {
   createTestRedis,
   mysqlVariables,
   startRedisServer,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startService } from './support/service-process.js';
 

@@ -1,5 +1,5 @@
 import { createMysqlPool, type Pool, type RowDataPacket } from '@svc/common';
-import { createTestDatabase, createTestRedis, mysqlVariables } from '@svc/common/testing';
+import { createTestDatabase, createTestRedis, mysqlVariables } from '@svc/test-kit';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completedIds, loadWhile } from './support/load.js';

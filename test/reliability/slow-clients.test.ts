@@ -5,7 +5,7 @@ import {
   mysqlVariables,
   startMariaDbServer,
   type TestServer,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import mysql from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rssMb } from './support/memory.js';

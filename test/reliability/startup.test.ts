@@ -7,7 +7,7 @@ import {
   freePort,
   mysqlVariables,
   runMain,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logEntries, type ServiceProcess, startService } from './support/service-process.js';
 

@@ -1,6 +1,7 @@
 /**
- * A failure with a known answer: `status` is the HTTP status (and, in the auth
- * envelope, the body code); `data` optionally travels in the body.
+ * A failure with a known answer: `status` is the outcome's code (the HTTP
+ * status, or the body code in an envelope answered at HTTP 200) and `message`
+ * the text the service answers with.
  */
 export class AppError extends Error {
   override name = 'AppError';
@@ -8,24 +9,24 @@ export class AppError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly data?: unknown,
     options?: { cause?: unknown },
   ) {
     super(message, options);
   }
 }
 
-export const UNAVAILABLE_MESSAGE = '服务暂不可用,请稍后重试';
-
-/** A store (Redis or MySQL) could not serve the request. */
-export class StoreUnavailableError extends AppError {
+/**
+ * A store (Redis or MySQL) could not serve the request. Data access throws
+ * it; each service's error handler decides the answer.
+ */
+export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 
   constructor(
-    readonly store: string,
-    cause: unknown,
+    readonly store: 'mysql' | 'redis',
+    cause?: unknown,
   ) {
-    super(503, UNAVAILABLE_MESSAGE, undefined, { cause });
+    super(`${store} is unavailable`, { cause });
   }
 }
 
@@ -41,7 +42,7 @@ export class StoreUnreachableError extends Error {
   }
 }
 
-export function errorCode(err: unknown): string {
+function errorCode(err: unknown): string {
   if (err && typeof err === 'object') {
     const { code, message } = err as { code?: unknown; message?: unknown };
     if (typeof code === 'string' && code) return code;

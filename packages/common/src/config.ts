@@ -52,7 +52,7 @@ export function stringVar(fallback: string, max = 255) {
   return z.string().max(max, `expected at most ${max} characters`).default(fallback);
 }
 
-export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Variables every HTTP service reads. */
 export function httpEnv(defaultPort: number) {

@@ -1,8 +1,7 @@
 import { Router } from 'express';
-import { UNAVAILABLE_MESSAGE } from './app-error.js';
 
 /** A probe that resolves while its store answers. */
-export type ReadinessCheck = () => Promise<unknown>;
+type ReadinessCheck = () => Promise<unknown>;
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -14,8 +13,14 @@ function withTimeout(check: ReadinessCheck): Promise<unknown> {
   return Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** GET /healthz (the process runs) and GET /readyz (every store answers, else 503). */
-export function healthRouter(checks: Record<string, ReadinessCheck>): Router {
+/**
+ * GET /healthz (the process runs) and GET /readyz (every store answers, else
+ * 503 with the service's `notReadyMessage`).
+ */
+export function healthRouter(
+  checks: Record<string, ReadinessCheck>,
+  notReadyMessage: string,
+): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ code: 200, message: 'ok', data: { status: 'up' } });
@@ -28,7 +33,7 @@ export function healthRouter(checks: Record<string, ReadinessCheck>): Router {
     );
     const ready = results.every((result) => result.status === 'fulfilled');
     if (ready) res.json({ code: 200, message: 'ok', data });
-    else res.status(503).json({ code: 503, message: UNAVAILABLE_MESSAGE, data });
+    else res.status(503).json({ code: 503, message: notReadyMessage, data });
   });
   return router;
 }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Pool } from 'mysql2/promise';
 import { collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import { type ListenOptions, listen } from './listen.js';
@@ -8,7 +8,7 @@ const STARTED = Symbol('metrics started');
 type TimedResponse = Response & { [STARTED]: number };
 
 /** Every path no route matched shares this label, so scanners cannot grow the label set. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 export interface Metrics {
   registry: Registry;
@@ -156,16 +156,11 @@ function poolGauges(registry: Registry, pool: Pool): void {
 
 /** `/metrics` alone, on a listener of its own (METRICS_PORT): the service port then has none. */
 export function serveMetricsOn(metrics: Metrics, options: ListenOptions): Promise<Server> {
-  return listen((req, res) => {
-    if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
-      metrics.registry.metrics().then((text) => {
-        res.setHeader('Content-Type', metrics.registry.contentType);
-        res.end(text);
-      });
-      return;
-    }
-    res.statusCode = 404;
-    res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ code: 404, message: 'Not Found' }));
-  }, options);
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', metrics.endpoint);
+  app.use((_req: Request, res: Response) => {
+    res.status(404).json({ code: 404, message: 'Not Found' });
+  });
+  return listen(app, options);
 }

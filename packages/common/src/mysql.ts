@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
-import type { PoolConnection as CorePoolConnection } from 'mysql2';
+import type { PoolConnection as CorePoolConnection, QueryError } from 'mysql2';
 import mysql, { type Pool } from 'mysql2/promise';
 import { z } from 'zod';
-import { errorCode, StoreUnreachableError } from './app-error.js';
+import { StoreUnreachableError } from './app-error.js';
 import { intVar, stringVar } from './config.js';
 
 /** MYSQL_* variables; `defaultDatabase` differs per service. */
@@ -92,6 +92,14 @@ export async function createMysqlPool(settings: MysqlSettings): Promise<Pool> {
     });
 }
 
+/** The driver's code for a statement that ran past its bound. */
+const TIMED_OUT = 'PROTOCOL_SEQUENCE_TIMEOUT';
+
+/** A statement that ran past its bound, as the driver reports one: isMysqlUnavailable is true for it. */
+export function queryTimedOut(): Error {
+  return Object.assign(new Error('Query inactivity timeout'), { code: TIMED_OUT });
+}
+
 /** Codes of a MySQL server that is down, unreachable or too slow to answer. */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
@@ -103,7 +111,7 @@ const UNREACHABLE = new Set([
   'EAI_AGAIN',
   'EPIPE',
   'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
+  TIMED_OUT,
   'POOL_CLOSED',
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
@@ -127,7 +135,7 @@ export function isMysqlUnavailable(err: unknown): boolean {
   );
 }
 
-export type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+export type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 
 /**
  * Drops a connection the server may still be writing to. The driver's own
@@ -147,12 +155,18 @@ export function destroyConnection(conn: CorePoolConnection): void {
  * dropped rather than handed to the next request. (The driver's callback API:
  * its promise wrapper captures a stack trace per call, a tenth of a short
  * request's time.)
+ *
+ * `prepared` sends it as a server-side prepared statement, which the driver
+ * keeps per connection: the server parses it once, not on every call. It
+ * suits writes, whose answer is only a row count or an id; reads stay on the
+ * text protocol, whose value types the callers expect.
  */
 export function queryWithin<T>(
   pool: Pool,
   timeoutMs: number,
   sql: string,
   values: unknown[],
+  { prepared = false }: { prepared?: boolean } = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     pool.pool.getConnection((connectError, conn) => {
@@ -160,16 +174,28 @@ export function queryWithin<T>(
         reject(connectError);
         return;
       }
-      conn.query({ sql, values, timeout: timeoutMs }, (err, result) => {
+      let settled = false;
+      // The driver bounds only text queries; one timer bounds both kinds.
+      const timer = setTimeout(() => {
+        settled = true;
+        destroyConnection(conn);
+        reject(queryTimedOut());
+      }, timeoutMs);
+      const done = (err: QueryError | null, result: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
         if (!err) {
           conn.release();
           resolve(result as T);
           return;
         }
-        if (err.fatal || errorCode(err) === 'PROTOCOL_SEQUENCE_TIMEOUT') destroyConnection(conn);
+        if (err.fatal) destroyConnection(conn);
         else conn.release();
         reject(err);
-      });
+      };
+      if (prepared) conn.execute({ sql, values }, done);
+      else conn.query({ sql, values }, done);
     });
   });
 }

@@ -9,7 +9,8 @@ export interface ResponseDoc {
   description: string;
   schema?: z.ZodType;
   example?: unknown;
-  headers?: Record<string, { description: string; schema: z.ZodType }>;
+  /** `required: false` for a header only some of these answers carry. */
+  headers?: Record<string, { description: string; schema: z.ZodType; required?: boolean }>;
 }
 
 /** One operation, described with the same zod schemas that validate it. */
@@ -18,7 +19,10 @@ export interface OperationDoc {
   /** Express-style path: `/api/merchant/approve/:id`. */
   path: string;
   summary: string;
+  description?: string;
   tags?: string[];
+  /** Security requirements by scheme name, as OpenAPI writes them; `{}` first when optional. */
+  security?: Record<string, string[]>[];
   params?: z.ZodObject;
   query?: z.ZodObject;
   headers?: z.ZodObject;
@@ -27,14 +31,42 @@ export interface OperationDoc {
   responses: Record<number, ResponseDoc>;
 }
 
-export interface ApiInfo {
+interface ApiInfo {
   title: string;
   version: string;
   description?: string;
 }
 
+/** What a document is built from. */
+interface ApiDescription {
+  info: ApiInfo;
+  operations: OperationDoc[];
+  /** The schemes operations name in `security`, as OpenAPI writes them. */
+  securitySchemes?: Record<string, Record<string, unknown>>;
+  /** The answer for every path or method not listed: `components.responses.NotFound`. */
+  notFound?: ResponseDoc;
+}
+
+/** Every request may bring an id, and every answer carries the one it was logged under. */
+const requestIdParameter = {
+  name: 'X-Request-Id',
+  in: 'header',
+  required: false,
+  description:
+    'Your id for this request: kept when it is 1 to 128 of A-Z a-z 0-9 . _ -, otherwise replaced.',
+  schema: { type: 'string' },
+};
+
+const requestIdHeader = {
+  'X-Request-Id': {
+    description: 'The id under which the service logged this request: as sent, or generated.',
+    schema: { type: 'string' },
+  },
+};
+
 export type OpenApiDocument = Record<string, unknown> & {
   paths: Record<string, Record<string, unknown>>;
+  components?: { securitySchemes?: Record<string, unknown>; responses?: Record<string, unknown> };
 };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -48,6 +80,10 @@ export function openApiPath(path: string): string {
 }
 
 function parameters(operation: OperationDoc) {
+  return [...declaredParameters(operation), requestIdParameter];
+}
+
+function declaredParameters(operation: OperationDoc) {
   const groups = [
     ['path', operation.params],
     ['query', operation.query],
@@ -72,37 +108,41 @@ function parameters(operation: OperationDoc) {
   });
 }
 
-function operationObject(operation: OperationDoc) {
-  const responses = Object.fromEntries(
-    Object.entries(operation.responses).map(([status, response]) => [
-      status,
+function responseObject(response: ResponseDoc) {
+  const headers = Object.fromEntries(
+    Object.entries(response.headers ?? {}).map(([name, header]) => [
+      name,
       {
-        description: response.description,
-        ...(response.headers
-          ? {
-              headers: Object.fromEntries(
-                Object.entries(response.headers).map(([name, header]) => [
-                  name,
-                  { description: header.description, schema: jsonSchema(header.schema, 'output') },
-                ]),
-              ),
-            }
-          : {}),
-        ...(response.schema
-          ? {
-              content: {
-                'application/json': {
-                  schema: jsonSchema(response.schema, 'output'),
-                  ...(response.example === undefined ? {} : { example: response.example }),
-                },
-              },
-            }
-          : {}),
+        description: header.description,
+        ...(header.required === false ? { required: false } : {}),
+        schema: jsonSchema(header.schema, 'output'),
       },
     ]),
   );
   return {
+    description: response.description,
+    headers: { ...requestIdHeader, ...headers },
+    ...(response.schema
+      ? {
+          content: {
+            'application/json': {
+              schema: jsonSchema(response.schema, 'output'),
+              ...(response.example === undefined ? {} : { example: response.example }),
+            },
+          },
+        }
+      : {}),
+  };
+}
+
+function operationObject(operation: OperationDoc) {
+  const responses = Object.entries(operation.responses).map(([status, response]) => [
+    status,
+    responseObject(response),
+  ]);
+  return {
     summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
     ...(operation.tags ? { tags: operation.tags } : {}),
     parameters: parameters(operation),
     ...(operation.body
@@ -118,19 +158,32 @@ function operationObject(operation: OperationDoc) {
           },
         }
       : {}),
-    responses,
+    responses: Object.fromEntries(responses),
+    ...(operation.security ? { security: operation.security } : {}),
   };
 }
 
-/** An OpenAPI 3.1 document generated from the operations' zod schemas. */
-export function buildOpenApi(info: ApiInfo, operations: OperationDoc[]): OpenApiDocument {
+/**
+ * An OpenAPI 3.1 document generated from the operations' zod schemas; every
+ * operation takes an optional X-Request-Id and every answer carries one.
+ */
+export function buildOpenApi(api: ApiDescription): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
-  for (const operation of operations) {
+  for (const operation of api.operations) {
     const path = openApiPath(operation.path);
     paths[path] ??= {};
     paths[path][operation.method] = operationObject(operation);
   }
-  return { openapi: '3.1.0', info, paths };
+  const components = {
+    ...(api.securitySchemes ? { securitySchemes: api.securitySchemes } : {}),
+    ...(api.notFound ? { responses: { NotFound: responseObject(api.notFound) } } : {}),
+  };
+  return {
+    openapi: '3.1.0',
+    info: api.info,
+    paths,
+    ...(Object.keys(components).length > 0 ? { components } : {}),
+  };
 }
 
 const swaggerUiDir = dirname(

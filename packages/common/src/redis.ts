@@ -7,7 +7,7 @@ import { intVar, stringVar } from './config.js';
 /** A connection to one Redis (direct or found through Sentinel) or to a Redis Cluster. */
 export type RedisClient = Redis | Cluster;
 
-export interface RedisAddress {
+interface RedisAddress {
   host: string;
   port: number;
 }
@@ -58,10 +58,10 @@ export const redisEnv = {
     .optional(),
 };
 
-export type RedisEnv = z.infer<z.ZodObject<typeof redisEnv>>;
+type RedisEnv = z.infer<z.ZodObject<typeof redisEnv>>;
 
 /** Settings that select one Redis, directly or through Sentinel: the client is a `Redis`. */
-export interface NodeRedisSettings {
+interface NodeRedisSettings {
   url?: string;
   host: string;
   port: number;
@@ -73,7 +73,7 @@ export interface NodeRedisSettings {
   sentinelName?: string;
 }
 
-export interface RedisSettings extends NodeRedisSettings {
+interface RedisSettings extends NodeRedisSettings {
   /** A Redis Cluster: the client is a `Cluster`; url, host, port and db are ignored. */
   clusterNodes?: RedisAddress[];
 }
@@ -160,9 +160,9 @@ function clusterOptions(settings: RedisSettings): ClusterOptions {
   };
 }
 
-export function createRedis(settings: NodeRedisSettings & { clusterNodes?: undefined }): Redis;
-export function createRedis(settings: RedisSettings): RedisClient;
-export function createRedis(settings: RedisSettings): RedisClient {
+function createRedis(settings: NodeRedisSettings & { clusterNodes?: undefined }): Redis;
+function createRedis(settings: RedisSettings): RedisClient;
+function createRedis(settings: RedisSettings): RedisClient {
   if (settings.clusterNodes) return new Cluster(settings.clusterNodes, clusterOptions(settings));
   const options = baseOptions(settings);
   if (settings.sentinels) {

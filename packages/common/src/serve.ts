@@ -7,13 +7,14 @@ import { type Metrics, serveMetricsOn } from './metrics.js';
 /**
  * Binds the service's port, and METRICS_PORT's own listener when metrics are
  * on and have one. Either failing ends start-up with its one-line ListenError.
+ * `closeMetrics` stops the metrics listener, if any, for a graceful stop.
  */
 export async function serve(
   app: RequestListener,
   config: Pick<HttpConfig, 'PORT' | 'HOST' | 'SEND_IDLE_TIMEOUT_MS' | 'METRICS_PORT'>,
   logger: Logger,
   metrics?: Metrics,
-): Promise<{ server: Server; metricsServer?: Server }> {
+): Promise<{ server: Server; closeMetrics: () => Promise<void> }> {
   const options = {
     port: config.PORT,
     host: config.HOST,
@@ -25,5 +26,9 @@ export async function serve(
     metrics && config.METRICS_PORT !== 0
       ? await serveMetricsOn(metrics, { ...options, port: config.METRICS_PORT })
       : undefined;
-  return { server, metricsServer };
+  const closeMetrics = () =>
+    new Promise<void>((resolve) =>
+      metricsServer ? metricsServer.close(() => resolve()) : resolve(),
+    );
+  return { server, closeMetrics };
 }

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 
-export interface ShutdownOptions {
+interface ShutdownOptions {
   graceMs: number;
   logger: Logger;
   /** Closes the service's pools and clients once no request is left. */

@@ -1,1 +1,3 @@
-export { setupTestServers as default } from '../src/testing/index.js';
+import { setupTestServers } from '@svc/test-kit';
+
+export default setupTestServers;

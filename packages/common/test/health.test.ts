@@ -3,8 +3,11 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { healthRouter } from '../src/health.js';
 
+const NOT_READY = 'stores are not ready';
+
 describe('healthRouter', () => {
-  const app = (checks: Parameters<typeof healthRouter>[0]) => express().use(healthRouter(checks));
+  const app = (checks: Parameters<typeof healthRouter>[0]) =>
+    express().use(healthRouter(checks, NOT_READY));
 
   it('answers /healthz while the process runs, whatever the stores do', async () => {
     const res = await request(app({ redis: () => Promise.reject(new Error('down')) })).get(
@@ -29,7 +32,7 @@ describe('healthRouter', () => {
     expect(res.status).toBe(503);
     expect(res.body).toEqual({
       code: 503,
-      message: '服务暂不可用,请稍后重试',
+      message: NOT_READY,
       data: { redis: 'up', mysql: 'down' },
     });
   });

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
 import { createBaseApp } from '../src/http.js';
-import { captureLogs } from '../src/testing/index.js';
+import { testLogs } from './support/test-logs.js';
 
 describe('logging', () => {
   it('redacts password fields wherever they sit', () => {
-    const logs = captureLogs();
+    const logs = testLogs();
     logs.logger.info({
       password: 'pw-top',
       body: { oldPassword: 'pw-old', newPassword: 'pw-new' },
@@ -21,7 +21,7 @@ describe('logging', () => {
   });
 
   it('logs one line per request with its id, and never the Authorization or token header', async () => {
-    const logs = captureLogs();
+    const logs = testLogs();
     const app = createBaseApp({ logger: logs.logger });
     app.get('/ping', (req, res) => {
       req.log.info('handling ping');
@@ -51,8 +51,88 @@ describe('logging', () => {
     expect(handled?.reqId).toBe('log-test-1');
   });
 
+  it('shows every request header on the line but the credentials, censored however they are spelt', async () => {
+    const logs = testLogs();
+    const app = createBaseApp({ logger: logs.logger });
+    app.get('/ping', (_req, res) => {
+      res.json({ code: 200 });
+    });
+    await request(app)
+      .get('/ping?page=2')
+      .set('Authorization', 'Bearer secret-bearer-value')
+      .set('Proxy-Authorization', 'Basic secret-proxy-value')
+      .set('Cookie', 'sid=secret-cookie-value')
+      .set('token', 'secret-token-value')
+      .set('password', 'secret-password-value')
+      .set('User-Agent', 'probe/1.0')
+      .set('X-Trace', 'trace-1')
+      .set('X-Request-Id', 'headers-1');
+    const text = logs.text();
+    for (const secret of ['bearer', 'proxy', 'cookie', 'token', 'password']) {
+      expect(text).not.toContain(`secret-${secret}-value`);
+    }
+    const completed = logs.entries().find((entry) => entry.msg === 'request completed');
+    expect(completed).toMatchObject({
+      reqId: 'headers-1',
+      responseTime: expect.any(Number),
+      req: {
+        id: 'headers-1',
+        method: 'GET',
+        url: '/ping?page=2',
+        remoteAddress: expect.any(String),
+        headers: {
+          authorization: '[redacted]',
+          'proxy-authorization': '[redacted]',
+          cookie: '[redacted]',
+          token: '[redacted]',
+          password: '[redacted]',
+          'user-agent': 'probe/1.0',
+          'x-trace': 'trace-1',
+        },
+      },
+      res: { statusCode: 200 },
+    });
+  });
+
+  it("keeps the service logger's redaction on what a handler logs through req.log", async () => {
+    const logs = testLogs();
+    const app = createBaseApp({ logger: logs.logger });
+    app.post('/change', (req, res) => {
+      req.log.warn({ body: req.body, input: { user: { password: 'pw-deep' } } }, 'change refused');
+      req.log.info({ headers: req.headers }, 'headers seen');
+      res.status(400).json({ code: 400 });
+    });
+    await request(app)
+      .post('/change')
+      .set('Authorization', 'Bearer secret-bearer-value')
+      .send({ oldPassword: 'pw-old', newPassword: 'pw-new', token: 'tok-body' });
+    const text = logs.text();
+    for (const secret of ['pw-deep', 'pw-old', 'pw-new', 'tok-body', 'secret-bearer-value']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(logs.entries().find((entry) => entry.msg === 'change refused')?.reqId).toBeTruthy();
+  });
+
+  it("writes the request line at the service logger's level, also when it changes", async () => {
+    const logs = testLogs();
+    const app = createBaseApp({ logger: logs.logger });
+    app.get('/ping', (_req, res) => {
+      res.json({ code: 200 });
+    });
+    logs.logger.level = 'warn';
+    await request(app).get('/ping').set('X-Request-Id', 'quiet-1');
+    await request(app).get('/nowhere').set('X-Request-Id', 'missing-1');
+    logs.logger.level = 'info';
+    await request(app).get('/ping').set('X-Request-Id', 'loud-1');
+    const ids = logs
+      .entries()
+      .filter((entry) => entry.msg === 'request completed')
+      .map((entry) => entry.reqId);
+    expect(ids).toEqual(['missing-1', 'loud-1']);
+  });
+
   it('logs a request the client left before its answer as aborted, at warn', async () => {
-    const logs = captureLogs();
+    const logs = testLogs();
     const app = createBaseApp({ logger: logs.logger });
     let answer: (() => void) | undefined;
     app.get('/slow', (_req, res) => {

@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import type { RowDataPacket } from 'mysql2/promise';
+import { createTestDatabase, freePort, type TestDatabase } from '@svc/test-kit';
+import type { ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnreachableError } from '../src/app-error.js';
 import { migrate, splitStatements } from '../src/migrate.js';
 import { createMysqlPool, isMysqlUnavailable, queryWithin } from '../src/mysql.js';
-import { createTestDatabase, freePort, type TestDatabase } from '../src/testing/index.js';
 
 const migrations = fileURLToPath(new URL('./fixtures/migrations', import.meta.url));
 
@@ -77,14 +77,17 @@ describe('createMysqlPool and migrate', () => {
     }
   });
 
-  it('bounds a statement and drops the connection it timed out on', async () => {
+  it.each([
+    ['a text query', false],
+    ['a prepared statement', true],
+  ])('bounds %s and drops the connection it timed out on', async (_kind, prepared) => {
     const pool = await createMysqlPool({ ...db.settings, poolSize: 1 });
     try {
       const [[before]] = await pool.query<RowDataPacket[]>('SELECT CONNECTION_ID() AS id');
       const started = Date.now();
-      await expect(queryWithin(pool, 200, 'SELECT SLEEP(2)', [])).rejects.toMatchObject({
-        code: 'PROTOCOL_SEQUENCE_TIMEOUT',
-      });
+      await expect(
+        queryWithin(pool, 200, 'SELECT SLEEP(?)', [2], { prepared }),
+      ).rejects.toMatchObject({ code: 'PROTOCOL_SEQUENCE_TIMEOUT' });
       expect(Date.now() - started).toBeLessThan(1000);
       const rows = await queryWithin<RowDataPacket[]>(
         pool,
@@ -93,6 +96,32 @@ describe('createMysqlPool and migrate', () => {
         [],
       );
       expect(rows[0]?.id).not.toBe(before?.id);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('runs a prepared write and tells its errors as the text protocol does', async () => {
+    const pool = await createMysqlPool(db.settings);
+    try {
+      await pool.query(
+        'CREATE TABLE prepared_rows (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(10) NOT NULL)',
+      );
+      const write = (name: unknown) =>
+        queryWithin<ResultSetHeader>(
+          pool,
+          2000,
+          'INSERT INTO prepared_rows (name) VALUES (?)',
+          [name],
+          {
+            prepared: true,
+          },
+        );
+      const first = await write('a');
+      const second = await write('b');
+      expect(second.insertId).toBe(first.insertId + 1);
+      await expect(write(null)).rejects.toMatchObject({ code: 'ER_BAD_NULL_ERROR' });
+      expect(isMysqlUnavailable(await write(null).catch((err) => err))).toBe(false);
     } finally {
       await pool.end();
     }

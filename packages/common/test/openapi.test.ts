@@ -2,7 +2,7 @@ import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildOpenApi, docsRouter, openApiPath } from '../src/openapi.js';
+import { buildOpenApi, docsRouter, type OperationDoc, openApiPath } from '../src/openapi.js';
 
 const body = z.object({
   name: z.string().max(100).describe('merchant name'),
@@ -14,7 +14,7 @@ const reply = z.object({
   data: z.object({ id: z.number().int() }),
 });
 
-const document = buildOpenApi({ title: 'Test API', version: '1.0.0' }, [
+const operations: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/merchant/add',
@@ -42,8 +42,23 @@ const document = buildOpenApi({ title: 'Test API', version: '1.0.0' }, [
         headers: { 'X-Total-Count': { description: 'rows', schema: z.number() } },
       },
     },
+    security: [{ adminToken: [] }],
   },
-]);
+];
+
+const securitySchemes = { adminToken: { type: 'http', scheme: 'bearer' } };
+const notFound = { description: 'no route', schema: z.object({ code: z.literal(404) }) };
+const document = buildOpenApi({
+  info: { title: 'Test API', version: '1.0.0' },
+  operations,
+  securitySchemes,
+  notFound,
+});
+
+interface Operation {
+  parameters: { name: string }[];
+  responses: Record<string, { headers: Record<string, unknown> }>;
+}
 
 /** The document as a client receives it: plain JSON, freely indexable. */
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
@@ -83,8 +98,33 @@ describe('buildOpenApi', () => {
         description: 'Bearer token',
         schema: { type: 'string' },
       },
+      expect.objectContaining({ name: 'X-Request-Id', in: 'header', required: false }),
     ]);
     expect(approve.responses[200].headers['X-Total-Count'].schema).toEqual({ type: 'number' });
+  });
+
+  it('gives every operation the request id: an optional header in, a header on every answer', () => {
+    for (const [path, item] of Object.entries(plain(document.paths))) {
+      for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
+        const where = `${method} ${path}`;
+        expect(operation.parameters.at(-1), where).toMatchObject({ name: 'X-Request-Id' });
+        for (const response of Object.values(operation.responses)) {
+          expect(response.headers['X-Request-Id'], where).toMatchObject({
+            schema: { type: 'string' },
+          });
+        }
+      }
+    }
+  });
+
+  it("writes the security schemes, each operation's requirement and the shared 404", () => {
+    const built = plain(document);
+    expect(built.components.securitySchemes).toEqual(securitySchemes);
+    expect(built.paths['/api/merchant/approve/{id}'].put.security).toEqual([{ adminToken: [] }]);
+    expect(built.paths['/api/merchant/add'].post.security).toBeUndefined();
+    expect(built.components.responses.NotFound.content['application/json'].schema).toMatchObject({
+      properties: { code: { const: 404 } },
+    });
   });
 });
 

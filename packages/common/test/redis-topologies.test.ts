@@ -1,12 +1,12 @@
-import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../src/redis.js';
 import {
   startRedisCluster,
   startRedisSentinel,
   type TestRedisCluster,
   type TestRedisSentinel,
-} from '../src/testing/index.js';
+} from '@svc/test-kit';
+import { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis } from '../src/redis.js';
 
 describe('connectRedis to a three-master Redis Cluster', () => {
   let cluster: TestRedisCluster;

@@ -1,14 +1,9 @@
+import { createTestRedis, freePort, startRedisServer, type TestServer } from '@svc/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { StoreUnreachableError } from '../src/app-error.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { connectRedis, redisEnv, redisEnvRules, redisSettingsFrom } from '../src/redis.js';
-import {
-  createTestRedis,
-  freePort,
-  startRedisServer,
-  type TestServer,
-} from '../src/testing/index.js';
 
 describe('Redis variables', () => {
   const schema = z.object(redisEnv).superRefine(redisEnvRules);

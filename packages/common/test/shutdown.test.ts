@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { shutdownGracefully } from '../src/shutdown.js';
-import { captureLogs } from '../src/testing/index.js';
+import { testLogs } from './support/test-logs.js';
 
 function get(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -37,7 +37,7 @@ describe('shutdownGracefully', () => {
     const events: string[] = [];
     const shutdown = shutdownGracefully(server, {
       graceMs: 5000,
-      logger: captureLogs().logger,
+      logger: testLogs().logger,
       close: async () => {
         events.push('closed stores');
       },
@@ -59,7 +59,7 @@ describe('shutdownGracefully', () => {
     const exits: number[] = [];
     const shutdown = shutdownGracefully(server, {
       graceMs: 200,
-      logger: captureLogs().logger,
+      logger: testLogs().logger,
       close: async () => {},
       exit: (code) => {
         exits.push(code);

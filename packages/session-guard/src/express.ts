@@ -33,11 +33,15 @@ type Next = (err?: unknown) => void;
 export interface GuardOptions<Req extends GuardRequest = GuardRequest, Res = GuardResponse>
   extends SessionOptions {
   /**
-   * Answers a refused request. Default: the status (401 or 503) with
-   * `{ code, message }` in the spec's words.
+   * Answers a refused request; for `unavailable`, `err` is Redis's error (pass
+   * it to `next` to let the host's error handler answer). Default: the status
+   * (401 or 503) with `{ code, message }` in the spec's words.
    */
-  onReject?: (req: Req, res: Res, next: Next, reason: RejectReason) => void;
-  /** Told when Redis fails, before the 503. Default: `req.log.error` when the app has one. */
+  onReject?: (req: Req, res: Res, next: Next, reason: RejectReason, err?: unknown) => void;
+  /**
+   * Told when Redis fails, before the refusal. Default: `req.log.error` when
+   * the app has a request logger and the guard answers itself (no `onReject`).
+   */
   onStoreError?: (err: unknown, req: Req) => void;
   /** Told every answer's outcome, for metrics. */
   onOutcome?: (outcome: GuardOutcome) => void;
@@ -79,12 +83,13 @@ export function createGuard<
   Res extends GuardResponse = GuardResponse,
 >(options: GuardOptions<Req, Res>) {
   const validator = createSessionValidator(options);
-  const { onReject = answer, onStoreError = logToRequestLogger, onOutcome } = options;
+  const { onReject = answer, onOutcome } = options;
+  const onStoreError = options.onStoreError ?? (options.onReject ? undefined : logToRequestLogger);
 
   return async (req: Req, res: Res, next: Next): Promise<void> => {
-    const reject = (reason: RejectReason) => {
+    const reject = (reason: RejectReason, err?: unknown) => {
       onOutcome?.(reason);
-      onReject(req, res, next, reason);
+      onReject(req, res, next, reason, err);
     };
     const token = readToken(req.headers);
     if (token === undefined) return reject('missing');
@@ -93,8 +98,8 @@ export function createGuard<
       user = await validator.validate(token);
     } catch (err) {
       if (!(err instanceof SessionStoreError)) throw err;
-      onStoreError(err.cause, req);
-      return reject('unavailable');
+      onStoreError?.(err.cause, req);
+      return reject('unavailable', err.cause);
     }
     if (user === null) return reject('invalid');
     req.token = token;

@@ -22,15 +22,15 @@ import { sha256Hex, type TokenScheme } from './token.js';
  * user's live sessions (see create and revokeAll). Cluster-safe and single-node
  * behaviour are the same code.
  */
-export const DEFAULT_RANDOM_PREFIX = 'session:';
+const DEFAULT_RANDOM_PREFIX = 'session:';
 const USER_INDEX_INFIX = 'user:';
 
-export function defaultKeyPrefix(scheme: TokenScheme): string {
+function defaultKeyPrefix(scheme: TokenScheme): string {
   return scheme === 'md5' ? '' : DEFAULT_RANDOM_PREFIX;
 }
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
-export type SessionRedis = Redis | Cluster;
+type SessionRedis = Redis | Cluster;
 
 export interface SessionStoreOptions {
   redis: SessionRedis;

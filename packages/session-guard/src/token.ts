@@ -3,8 +3,6 @@ import { createHash, randomBytes } from 'node:crypto';
 /** How tokens are made and kept: see the README's "Token schemes". */
 export type TokenScheme = 'random' | 'md5';
 
-export const TOKEN_SCHEMES = ['random', 'md5'] as const satisfies readonly TokenScheme[];
-
 const RANDOM_TOKEN = /^[0-9a-f]{64}$/;
 const MD5_TOKEN = /^[0-9a-f]{32}$/;
 

@@ -12,7 +12,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { startRedisServer, type TestServer } from '@svc/common/testing';
+import { startRedisServer, type TestServer } from '@svc/test-kit';
 import type { Response } from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';

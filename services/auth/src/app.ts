@@ -1,21 +1,21 @@
 import {
   createBaseApp,
   docsRouter,
-  errorHandler,
   healthRouter,
   type Logger,
   type Metrics,
-  notFound,
   type Pool,
   type RedisClient,
 } from '@svc/common';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import { authMetrics } from './auth-metrics.js';
 import { type AuthSettings, defaultSettings } from './config.js';
+import { errorHandler, notFound } from './http/errors.js';
+import { UNAVAILABLE } from './http/messages.js';
 import { openApiDocument } from './openapi.js';
-import { userRouter } from './users/user.routes.js';
+import { userRouter } from './users/user.router.js';
 
-export interface AppDeps {
+interface AppDeps {
   pool: Pool;
   redis: RedisClient;
   logger: Logger;
@@ -29,7 +29,7 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Express {
-  const { pool, redis, logger, bodyLimitKb, settings, metrics, metricsRoute } = deps;
+  const { pool, redis, logger, bodyLimitKb = 100, settings, metrics, metricsRoute } = deps;
   const resolved: AuthSettings = { ...defaultSettings, ...settings };
   if (resolved.tokenScheme === 'md5') {
     logger.warn(
@@ -37,13 +37,15 @@ export function createApp(deps: AppDeps): Express {
         'brute-force the password from it; use it only while sharing Redis with the old backend',
     );
   }
-  const app = createBaseApp({ logger, bodyLimitKb, metrics, metricsRoute });
+  const app = createBaseApp({ logger, metrics, metricsRoute });
   const observe = metrics && authMetrics(metrics.registry, redis);
   app.set('trust proxy', resolved.trustProxy);
-  app.use(healthRouter({ redis: () => redis.ping(), mysql: () => pool.query('SELECT 1') }));
+  app.use(express.json({ limit: `${bodyLimitKb}kb` }));
+  const checks = { redis: () => redis.ping(), mysql: () => pool.query('SELECT 1') };
+  app.use(healthRouter(checks, UNAVAILABLE));
   app.use(userRouter({ pool, redis, settings: resolved, observe }));
   app.use(docsRouter(openApiDocument));
-  app.use(notFound());
-  app.use(errorHandler());
+  app.use(notFound);
+  app.use(errorHandler);
   return app;
 }

@@ -25,7 +25,7 @@ function isProxyAddress(entry: string): boolean {
   return (/^\d+$/.test(range) && Number(range) <= bits) || isIP(range) === 4;
 }
 
-export function parseTrustProxy(value: string): TrustProxy | undefined {
+function parseTrustProxy(value: string): TrustProxy | undefined {
   if (value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
@@ -70,7 +70,7 @@ export const configSchema = z
   })
   .superRefine(redisEnvRules);
 
-export type AuthConfig = z.infer<typeof configSchema>;
+type AuthConfig = z.infer<typeof configSchema>;
 
 export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
   return loadConfig(configSchema, env);

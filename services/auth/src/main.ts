@@ -32,13 +32,13 @@ await runService('auth', async () => {
     bodyLimitKb: config.BODY_LIMIT_KB,
     settings: authSettingsFrom(config),
   });
-  const { server, metricsServer } = await serve(app, config, logger, metrics);
+  const { server, closeMetrics } = await serve(app, config, logger, metrics);
   logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,
       logger,
-      close: () => Promise.all([pool.end(), redis.quit(), metricsServer?.close()]),
+      close: () => Promise.all([pool.end(), redis.quit(), closeMetrics()]),
     }),
   );
 });

@@ -1,14 +1,15 @@
 import { createRequire } from 'node:module';
-import { buildOpenApi, type OpenApiDocument, openApiPath } from '@svc/common';
+import { buildOpenApi, type OpenApiDocument, type OperationDoc } from '@svc/common';
 import { z } from 'zod';
-import { healthDocs } from './health.docs.js';
-import { type AuthOperationDoc, notFoundBody } from './response-docs.js';
+import { healthDocs } from './http/health.docs.js';
+import { NOT_FOUND } from './http/messages.js';
+import { notFoundBody } from './http/response-docs.js';
 import { userDocs } from './users/user.docs.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 /** The document describes where it is served, too. */
-const documentDocs: AuthOperationDoc[] = [
+const documentDocs: OperationDoc[] = [
   {
     method: 'get',
     path: '/openapi.json',
@@ -35,39 +36,8 @@ const documentDocs: AuthOperationDoc[] = [
   },
 ];
 
-const requestIdParameter = z.object({
-  'X-Request-Id': z
-    .string()
-    .optional()
-    .describe(
-      'Your id for this request: kept when it is 1 to 128 of A-Z a-z 0-9 . _ -, else replaced.',
-    ),
-});
-
-const requestIdHeader = {
-  'X-Request-Id': {
-    description: 'The id under which the service logged this request.',
-    schema: z.string(),
-  },
-};
-
-/** Every answer carries the request's id, and every request may bring one. */
-function withRequestId(operation: AuthOperationDoc): AuthOperationDoc {
-  const responses = Object.entries(operation.responses).map(([status, response]) => [
-    status,
-    { ...response, headers: { ...requestIdHeader, ...response.headers } },
-  ]);
-  return {
-    ...operation,
-    headers: operation.headers?.extend(requestIdParameter.shape) ?? requestIdParameter,
-    responses: Object.fromEntries(responses),
-  };
-}
-
 /** Every route the service serves, with the zod schemas that validate and describe it. */
-export const authOperations: AuthOperationDoc[] = [...userDocs, ...healthDocs, ...documentDocs].map(
-  withRequestId,
-);
+export const authOperations: OperationDoc[] = [...userDocs, ...healthDocs, ...documentDocs];
 
 const description = `Register, log in and hold a session; the guard's routes take the token in
 \`Authorization: Bearer <token>\` (read first; exactly \`Bearer\` and one space) or in \`token: <token>\`.
@@ -89,34 +59,13 @@ const securitySchemes = {
   },
 };
 
-const TOKEN_REQUIRED = [{ bearer: [] }, { token: [] }];
-/** `{}` first: the route answers without a token as well. */
-const TOKEN_OPTIONAL = [{}, ...TOKEN_REQUIRED];
-
-function outputSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'output' });
-  return rest;
-}
-
-export function buildAuthOpenApi(): OpenApiDocument {
-  const document = buildOpenApi({ title: 'Auth service', version, description }, authOperations);
-  for (const operation of authOperations) {
-    if (!operation.token) continue;
-    const entry = document.paths[openApiPath(operation.path)]?.[operation.method] as
-      | Record<string, unknown>
-      | undefined;
-    if (entry) entry.security = operation.token === 'required' ? TOKEN_REQUIRED : TOKEN_OPTIONAL;
-  }
-  const notFound = {
+export const openApiDocument: OpenApiDocument = buildOpenApi({
+  info: { title: 'Auth service', version, description },
+  operations: authOperations,
+  securitySchemes,
+  notFound: {
     description: 'No route for this path and method.',
-    content: {
-      'application/json': {
-        schema: outputSchema(notFoundBody),
-        example: { code: 404, message: 'Not Found' },
-      },
-    },
-  };
-  return { ...document, components: { securitySchemes, responses: { NotFound: notFound } } };
-}
-
-export const openApiDocument: OpenApiDocument = buildAuthOpenApi();
+    schema: notFoundBody,
+    example: { code: 404, message: NOT_FOUND },
+  },
+});

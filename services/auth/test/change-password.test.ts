@@ -16,7 +16,7 @@ import {
   type Stores,
   uniqueName,
   WRONG_CREDENTIALS,
-} from './support.js';
+} from './support/test-app.js';
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -21,7 +21,7 @@ import {
   SCHEMES,
   type Stores,
   UNAVAILABLE,
-} from './support.js';
+} from './support/test-app.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const GROUPS = ['/api/testQuestion', '/api/user/testQuestion', '/api/comment'];

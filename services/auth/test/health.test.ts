@@ -4,11 +4,11 @@ import {
   createTestRedis,
   startRedisServer,
   type TestServer,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from './support.js';
+import { buildApp } from './support/test-app.js';
 
 describe('health routes', () => {
   let redisServer: TestServer;

@@ -12,7 +12,7 @@ import {
   registerUser,
   type Stores,
   WRONG_CREDENTIALS,
-} from './support.js';
+} from './support/test-app.js';
 
 const NOT_JSON = { code: 400, message: '请求体不是合法的JSON (body)' };
 const NOT_OBJECT = { code: 400, message: 'body: 请求体须为JSON对象' };

@@ -12,7 +12,7 @@ import {
   registerUser,
   SCHEMES,
   type Stores,
-} from './support.js';
+} from './support/test-app.js';
 
 /** Keys shaped like a BullMQ queue named `judge`, of each Redis type it uses. */
 async function seedQueue(redis: Redis): Promise<void> {

@@ -12,7 +12,7 @@ import {
   TOO_MANY,
   uniqueName,
   WRONG_CREDENTIALS,
-} from './support.js';
+} from './support/test-app.js';
 
 let stores: Stores;
 beforeAll(async () => {

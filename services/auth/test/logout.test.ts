@@ -11,7 +11,7 @@ import {
   registerUser,
   SCHEMES,
   type Stores,
-} from './support.js';
+} from './support/test-app.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

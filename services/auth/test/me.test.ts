@@ -12,7 +12,7 @@ import {
   SCHEMES,
   type Stores,
   sleep,
-} from './support.js';
+} from './support/test-app.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -1,18 +1,21 @@
 import { connectRedis, createMetrics } from '@svc/common';
-import {
-  captureLogs,
-  parsePrometheusText,
-  sampleValue,
-  startRedisServer,
-} from '@svc/common/testing';
+import { parsePrometheusText, sampleValue, startRedisServer } from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { bearer, login, openStores, registerUser, type Stores, uniqueName } from './support.js';
+import {
+  bearer,
+  login,
+  openStores,
+  registerUser,
+  type Stores,
+  testLogs,
+  uniqueName,
+} from './support/test-app.js';
 
 let stores: Stores;
-const { logger } = captureLogs('auth-metrics');
+const { logger } = testLogs('auth-metrics');
 beforeAll(async () => {
   stores = await openStores();
 });

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { recordedResponses } from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../src/openapi.js';
-import { recordedResponses } from './response-recorder.js';
-import { bearer, buildApp, openStores, type Stores } from './support.js';
+import { bearer, buildApp, openStores, type Stores } from './support/test-app.js';
 
 /** The document as a client receives it. */
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value));

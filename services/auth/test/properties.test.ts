@@ -1,3 +1,4 @@
+import { type RawClient, rawClient } from '@svc/test-kit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,8 +20,8 @@ import {
   text,
   wellFormedBody,
   whitespace,
-} from './property-inputs.js';
-import { type Judge, judges, namedFields } from './property-judges.js';
+} from './support/property-inputs.js';
+import { type Judge, judges, namedFields } from './support/property-judges.js';
 import {
   type Answer,
   envelopeOf,
@@ -29,9 +30,15 @@ import {
   Model,
   received,
   type Snapshot,
-} from './property-model.js';
-import { listenRaw, type RawClient } from './raw-http.js';
-import { buildApp, INVALID_TOKEN, NO_TOKEN, openStores, SCHEMES, type Stores } from './support.js';
+} from './support/property-model.js';
+import {
+  buildApp,
+  INVALID_TOKEN,
+  NO_TOKEN,
+  openStores,
+  SCHEMES,
+  type Stores,
+} from './support/test-app.js';
 
 /*
  * Property tests: generated bodies, headers and query strings against every
@@ -140,7 +147,7 @@ describe.each(SCHEMES)('generated requests (TOKEN_SCHEME=%s)', (scheme) => {
 
   beforeAll(async () => {
     stores = await openStores();
-    client = await listenRaw(buildApp(stores, { tokenScheme: scheme }).app);
+    client = await rawClient(buildApp(stores, { tokenScheme: scheme }).app);
     model = new Model(scheme, client, stores);
     // Passwords with astral, RTL and NUL characters; a name with a k for KELVIN SIGN.
     await model.register('kit_kate', 'pässwörd-😀-\u202eabc');

@@ -2,7 +2,14 @@ import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../src/users/password.js';
-import { allKeys, buildApp, countUsers, openStores, type Stores, uniqueName } from './support.js';
+import {
+  allKeys,
+  buildApp,
+  countUsers,
+  openStores,
+  type Stores,
+  uniqueName,
+} from './support/test-app.js';
 
 describe('POST /api/user/register', () => {
   let stores: Stores;

@@ -1,7 +1,8 @@
+import { type RecordedResponse, undocumentedResponses } from '@svc/test-kit';
 import { describe, expect, it } from 'vitest';
+import { notFoundBody } from '../src/http/response-docs.js';
 import { authOperations } from '../src/openapi.js';
-import { type RecordedResponse, undocumentedResponses } from './response-recorder.js';
-import { TOO_MANY } from './support.js';
+import { TOO_MANY } from './support/test-app.js';
 
 const NOT_FOUND = { code: 404, message: 'Not Found' };
 
@@ -15,7 +16,7 @@ describe('checking answers against the document', () => {
     ...overrides,
   });
   const check = (overrides: Partial<RecordedResponse>) =>
-    undocumentedResponses([answer(overrides)], authOperations);
+    undocumentedResponses([answer(overrides)], authOperations, notFoundBody);
 
   it('accepts an answer as documented, and the JSON 404 of an unknown path', () => {
     expect(check({})).toEqual([]);

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { freePort, runMain } from '@svc/common/testing';
+import { freePort, runMain } from '@svc/test-kit';
 import { describe, expect, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));

@@ -10,7 +10,7 @@ import {
   SCHEMES,
   type Stores,
   sleep,
-} from './support.js';
+} from './support/test-app.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const LOGGED_OUT = { code: 200, message: '获取成功', data: { loggedIn: false } };

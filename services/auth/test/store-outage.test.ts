@@ -1,11 +1,10 @@
 import { connectRedis, createMysqlPool, migrate, type Pool } from '@svc/common';
 import {
-  captureLogs,
   createTestDatabase,
   startMariaDbServer,
   startRedisServer,
   type TestServer,
-} from '@svc/common/testing';
+} from '@svc/test-kit';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,15 +18,16 @@ import {
   openStores,
   registerUser,
   type Stores,
+  testLogs,
   UNAVAILABLE,
   uniqueName,
-} from './support.js';
+} from './support/test-app.js';
 
 describe('Redis unavailable', () => {
   let redisServer: TestServer;
   let redis: Redis;
   let stores: Stores;
-  const logs = captureLogs('auth');
+  const logs = testLogs('auth');
   let app: ReturnType<typeof buildApp>['app'];
   beforeAll(async () => {
     redisServer = await startRedisServer();
@@ -90,8 +90,11 @@ describe('Redis unavailable', () => {
     expect(failed.status).toBe(503);
     const entry = logs
       .entries()
-      .find((line) => line.reqId === 'outage-me-1' && line.msg === 'session store unavailable');
-    expect(entry?.level).toBe(50);
+      .find((line) => line.reqId === 'outage-me-1' && line.msg === 'store unavailable');
+    expect(entry).toMatchObject({
+      level: 50,
+      err: { message: expect.stringMatching(/^redis is unavailable: /) },
+    });
     expect(logs.text()).not.toContain(token);
     expect(logs.text()).not.toContain(account.password);
 

@@ -1,6 +1,6 @@
 import { connectRedis } from '@svc/common';
-import { startRedisServer } from '@svc/common/testing';
 import { createTestSession } from '@svc/session-guard';
+import { startRedisServer } from '@svc/test-kit';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -14,7 +14,7 @@ import {
   SCHEMES,
   type Stores,
   UNAVAILABLE,
-} from './support.js';
+} from './support/test-app.js';
 
 let stores: Stores;
 beforeAll(async () => {

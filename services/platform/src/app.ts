@@ -1,27 +1,26 @@
 import {
   createBaseApp,
   docsRouter,
-  errorHandler,
   healthRouter,
   type Logger,
   type Metrics,
-  notFound,
   type Pool,
 } from '@svc/common';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import { createDatabase } from './db/database.js';
 import { createSlots } from './db/slots.js';
-import { adminGuard } from './http/admin-token.js';
-import { endpointRouter } from './http/endpoints.js';
-import { holdBodyErrors, renderFailure } from './http/failure.js';
+import { adminOnly } from './http/admin-token.js';
+import { errorHandler, notFound } from './http/errors.js';
+import { NOT_READY } from './http/messages.js';
+import type { RouterDeps } from './http/router-deps.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
-import { merchantRoutes } from './merchants/merchant.routes.js';
+import { merchantRouter } from './merchants/merchant.router.js';
 import { serviceRepository } from './offerings/service.repository.js';
-import { serviceRoutes } from './offerings/service.routes.js';
+import { serviceRouter } from './offerings/service.router.js';
 import { platformDocument } from './openapi.js';
 import { orderRepository } from './orders/order.repository.js';
-import { orderRoutes } from './orders/order.routes.js';
+import { orderRouter } from './orders/order.router.js';
 
 export interface AppDeps {
   pool: Pool;
@@ -31,7 +30,7 @@ export interface AppDeps {
   queryTimeoutMs?: number;
   /** PLATFORM_ADMIN_TOKEN: the administrator routes then take it as a Bearer token. */
   adminToken?: string;
-  /** LIST_CONCURRENCY: whole lists of each route read at once. */
+  /** LIST_CONCURRENCY: whole lists of each resource read at once. */
   listConcurrency?: number;
   /** Request and pool metrics; none when absent. */
   metrics?: Metrics;
@@ -40,25 +39,25 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Express {
-  const { pool, logger, bodyLimitKb, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
-  const { metrics, metricsRoute } = deps;
-  const wholeLists = () => createSlots(listConcurrency);
+  const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
   const db = createDatabase(pool, queryTimeoutMs);
-  const guard = adminGuard(adminToken);
-  const app = createBaseApp({ logger, bodyLimitKb, metrics, metricsRoute });
-  app.use(holdBodyErrors);
+  // Each spec route reads its own body, so a broken one fails in that route's envelope.
+  const json = express.json({ limit: `${bodyLimitKb}kb` });
+  const admin = adminOnly(adminToken);
+  const routerDeps = (): RouterDeps => ({
+    wholeLists: createSlots(listConcurrency),
+    json,
+    adminOnly: admin,
+  });
+
+  const app = createBaseApp({ logger, metrics: deps.metrics, metricsRoute: deps.metricsRoute });
   app.use(undecodableSegmentsLiterally);
-  // Every route of the spec in one router, ahead of the probes and the docs: a
-  // client's request then enters one router, not five (measured on order create).
-  const endpoints = [
-    ...merchantRoutes(merchantRepository(db), wholeLists()),
-    ...serviceRoutes(serviceRepository(db), wholeLists()),
-    ...orderRoutes(orderRepository(db), wholeLists()),
-  ];
-  app.use(endpointRouter(endpoints, { adminGuard: guard }));
-  app.use(healthRouter({ mysql: () => db.select('SELECT 1') }));
+  app.use(orderRouter(orderRepository(db), routerDeps()));
+  app.use(merchantRouter(merchantRepository(db), routerDeps()));
+  app.use(serviceRouter(serviceRepository(db), routerDeps()));
+  app.use(healthRouter({ mysql: () => db.select('SELECT 1') }, NOT_READY));
   app.use(docsRouter(platformDocument));
-  app.use(notFound(renderFailure));
-  app.use(errorHandler(renderFailure));
+  app.use(notFound);
+  app.use(errorHandler);
   return app;
 }

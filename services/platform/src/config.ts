@@ -21,7 +21,7 @@ export const configSchema = z.object({
     .optional(),
 });
 
-export type PlatformConfig = z.infer<typeof configSchema>;
+type PlatformConfig = z.infer<typeof configSchema>;
 
 export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
   return loadConfig(configSchema, env);

@@ -30,7 +30,7 @@ await runService('platform', async () => {
     adminToken: config.PLATFORM_ADMIN_TOKEN,
     listConcurrency: config.LIST_CONCURRENCY,
   });
-  const { server, metricsServer } = await serve(app, config, logger, metrics);
+  const { server, closeMetrics } = await serve(app, config, logger, metrics);
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
   logger.info({ port: config.PORT, host: config.HOST, adminRoutes }, 'platform listening');
   if (!config.PLATFORM_ADMIN_TOKEN) {
@@ -42,7 +42,7 @@ await runService('platform', async () => {
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,
       logger,
-      close: () => Promise.all([pool.end(), metricsServer?.close()]),
+      close: () => Promise.all([pool.end(), closeMetrics()]),
     }),
   );
 });

@@ -1,17 +1,14 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApi, type OpenApiDocument, type OperationDoc, openApiPath } from '@svc/common';
+import { buildOpenApi, type OpenApiDocument, type OperationDoc } from '@svc/common';
 import { z } from 'zod';
-import {
-  type EndpointDoc,
-  operationDoc,
-  requestIdHeader,
-  requestIdReply,
-} from './http/endpoints.js';
+import { notFoundBody } from './http/envelopes.js';
 import { healthDocs } from './http/health.docs.js';
-import { merchantDocs } from './merchants/merchant.docs.js';
-import { serviceDocs } from './offerings/service.docs.js';
-import { orderDocs } from './orders/order.docs.js';
+import { NOT_FOUND } from './http/messages.js';
+import { ADMIN_TOKEN_SCHEME, operationDoc } from './http/route-doc.js';
+import { merchantDocs } from './merchants/merchant.router.js';
+import { serviceDocs } from './offerings/service.router.js';
+import { orderDocs } from './orders/order.router.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -29,7 +26,6 @@ const referenceDocs: OperationDoc[] = [
     path: '/openapi.json',
     summary: 'This document',
     tags: ['reference'],
-    headers: requestIdHeader,
     responses: {
       200: {
         description: 'the OpenAPI 3.1 document',
@@ -37,7 +33,6 @@ const referenceDocs: OperationDoc[] = [
           openapi: z.literal('3.1.0'),
           paths: z.record(z.string(), z.unknown()),
         }),
-        headers: requestIdReply,
       },
     },
   },
@@ -46,65 +41,34 @@ const referenceDocs: OperationDoc[] = [
     path: '/docs',
     summary: 'An interactive reference of this document (Swagger UI), as an HTML page',
     tags: ['reference'],
-    headers: requestIdHeader,
-    responses: { 200: { description: 'the HTML page', headers: requestIdReply } },
+    responses: { 200: { description: 'the HTML page' } },
   },
-];
-
-const endpointDocs: EndpointDoc[] = [
-  ...Object.values(merchantDocs),
-  ...Object.values(serviceDocs),
-  ...Object.values(orderDocs),
 ];
 
 /** Every operation of the service, with the zod schemas its requests and answers follow. */
 export const platformOperations: OperationDoc[] = [
-  ...endpointDocs.map(operationDoc),
+  ...[...merchantDocs, ...serviceDocs, ...orderDocs].map(operationDoc),
   ...healthDocs,
   ...referenceDocs,
 ];
 
-const ADMIN_TOKEN = 'adminToken';
-
-const ADMIN_NOTE =
-  'An administrator route: while the service runs with PLATFORM_ADMIN_TOKEN set, it takes `Authorization: Bearer <PLATFORM_ADMIN_TOKEN>` and answers code 401 (`administrator token required`, at HTTP 200) without it. With the variable unset it is open, as the spec has it.';
-
-/** The document, with the Bearer token of the administrator routes (common's builder knows no security). */
-function withAdminToken(document: OpenApiDocument): OpenApiDocument {
-  for (const endpoint of endpointDocs.filter((candidate) => candidate.admin)) {
-    const path = document.paths[openApiPath(endpoint.path)];
-    const operation = path?.[endpoint.method] as { summary: string } | undefined;
-    if (!path || !operation)
-      throw new Error(`${endpoint.method} ${endpoint.path} is not documented`);
-    const { summary, ...rest } = operation;
-    path[endpoint.method] = {
-      summary,
-      description: ADMIN_NOTE,
-      ...rest,
-      security: [{ [ADMIN_TOKEN]: [] }],
-    };
-  }
-  return {
-    ...document,
-    components: {
-      securitySchemes: {
-        [ADMIN_TOKEN]: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'The value of PLATFORM_ADMIN_TOKEN. Required by the administrator routes only while the service runs with that variable set; otherwise every route is open.',
-        },
-      },
+export const platformDocument: OpenApiDocument = buildOpenApi({
+  info: { title: 'Platform service', version, description: DESCRIPTION },
+  operations: platformOperations,
+  securitySchemes: {
+    [ADMIN_TOKEN_SCHEME]: {
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        'The value of PLATFORM_ADMIN_TOKEN. Required by the administrator routes only while the service runs with that variable set; otherwise every route is open.',
     },
-  };
-}
-
-export const platformDocument: OpenApiDocument = withAdminToken(
-  buildOpenApi(
-    { title: 'Platform service', version, description: DESCRIPTION },
-    platformOperations,
-  ),
-);
+  },
+  notFound: {
+    description: 'Any path no route serves',
+    schema: notFoundBody,
+    example: { code: 404, message: NOT_FOUND },
+  },
+});
 
 /** The committed copy of the document, beside src/ and dist/ alike. */
 export const documentFile = fileURLToPath(new URL('../openapi.json', import.meta.url));

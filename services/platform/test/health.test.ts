@@ -1,13 +1,8 @@
 import { createMysqlPool, type Pool } from '@svc/common';
-import {
-  captureLogs,
-  createTestDatabase,
-  startMariaDbServer,
-  type TestServer,
-} from '@svc/common/testing';
+import { createTestDatabase, startMariaDbServer, type TestServer } from '@svc/test-kit';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRecordedApp } from './support/test-app.js';
+import { createRecordedApp, testLogs } from './support/test-app.js';
 
 describe('health routes', () => {
   let server: TestServer;
@@ -22,7 +17,7 @@ describe('health routes', () => {
   });
 
   it('answers /healthz, and /readyz by whether MySQL answers', async () => {
-    const app = createRecordedApp({ pool, logger: captureLogs().logger });
+    const app = createRecordedApp({ pool, logger: testLogs().logger });
     expect((await request(app).get('/healthz')).body).toEqual({
       code: 200,
       message: 'ok',
@@ -49,7 +44,7 @@ describe('health routes', () => {
   });
 
   it('answers unknown routes with a JSON 404', async () => {
-    const res = await request(createRecordedApp({ pool, logger: captureLogs().logger })).get(
+    const res = await request(createRecordedApp({ pool, logger: testLogs().logger })).get(
       '/api/nothing',
     );
     expect(res.status).toBe(404);

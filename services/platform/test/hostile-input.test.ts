@@ -1,5 +1,4 @@
 import { gzipSync } from 'node:zlib';
-import { captureLogs } from '@svc/common/testing';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import {
   rowOf,
   serviceInput,
   type TestApp,
+  testLogs,
 } from './support/test-app.js';
 
 let t: TestApp;
@@ -22,7 +22,7 @@ let merchantId: number;
 let serviceId: number;
 beforeAll(async () => {
   t = await createTestApp();
-  small = createRecordedApp({ pool: t.pool, logger: captureLogs().logger, bodyLimitKb: 1 });
+  small = createRecordedApp({ pool: t.pool, logger: testLogs().logger, bodyLimitKb: 1 });
 });
 afterAll(async () => {
   await t.close();

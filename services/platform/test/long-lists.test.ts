@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,12 +103,8 @@ describe('a streamed list whose client leaves while rows are still coming', () =
       }
     }
     const app = express().get('/slow', async (_req, res) => {
-      await sendList(res, {
-        wholeLists: createSlots(1),
-        all: async () => slowRows(),
-        page: async () => [],
-        count: async () => 0,
-      });
+      const list = { all: async () => slowRows(), page: async () => [], count: async () => 0 };
+      await sendList(res, list, createSlots(1));
     });
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -119,6 +115,57 @@ describe('a streamed list whose client leaves while rows are still coming', () =
       await res.body?.getReader().read();
       controller.abort();
       await expect.poll(() => closed, { timeout: 3000 }).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('a whole list whose client leaves while it waits in line', () => {
+  it('gives its slot back, so the lists after it are served', async () => {
+    let finishHolder = () => {};
+    const holderDone = new Promise<void>((resolve) => {
+      finishHolder = resolve;
+    });
+    async function* heldRows() {
+      yield Buffer.from('{"id":1}');
+      await holderDone;
+    }
+    const list = (rows: () => AsyncIterable<Buffer>) => ({
+      all: async () => rows(),
+      page: async () => [],
+      count: async () => 0,
+    });
+    const slots = createSlots(1, 60_000, 60_000);
+    let served = 0;
+    const app = express().get('/list', async (_req, res) => {
+      const rows =
+        served++ === 0
+          ? heldRows
+          : async function* () {
+              yield Buffer.from('{"id":2}');
+            };
+      await sendList(res, list(rows), slots);
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const holder = await fetch(`${base}/list`);
+      // A client that sends its request, then hangs up while it waits in line.
+      const leaving = connect(port, '127.0.0.1');
+      leaving.write('GET /list HTTP/1.1\r\nHost: x\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(served).toBe(2);
+      leaving.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      finishHolder();
+      expect(((await holder.json()) as { data: unknown }).data).toEqual([{ id: 1 }]);
+      // Had the one who left kept the only slot, this list would wait for a minute.
+      const next = await fetch(`${base}/list`, { signal: AbortSignal.timeout(3000) });
+      expect(((await next.json()) as { data: unknown }).data).toEqual([{ id: 2 }]);
     } finally {
       server.closeAllConnections();
       server.close();

@@ -1,4 +1,4 @@
-import { parsePrometheusText, sampleValue } from '@svc/common/testing';
+import { parsePrometheusText, sampleValue } from '@svc/test-kit';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMerchant, createTestApp, type TestApp } from './support/test-app.js';

@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { captureLogs } from '@svc/common/testing';
+import { type RecordedResponse, recordedResponses, undocumentedResponses } from '@svc/test-kit';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createApp } from '../src/app.js';
+import { notFoundBody } from '../src/http/envelopes.js';
 import {
   documentFile,
   documentText,
@@ -12,12 +13,7 @@ import {
   platformOperations,
 } from '../src/openapi.js';
 import { registeredRoutes } from './support/registered-routes.js';
-import {
-  type RecordedResponse,
-  recordedResponses,
-  undocumentedResponses,
-} from './support/response-recorder.js';
-import { addMerchant, createTestApp, type TestApp } from './support/test-app.js';
+import { addMerchant, createTestApp, type TestApp, testLogs } from './support/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -37,6 +33,15 @@ const UI_ASSETS = [
   { method: 'get', path: '/docs/' },
   { method: 'get', path: '/docs/init.js' },
 ];
+
+type Answer = Omit<RecordedResponse, 'path' | 'headers'>;
+
+/** An answer as the recorder keeps it: the request's path is the route's, with the headers every answer carries. */
+const onWire = (answer: Answer): RecordedResponse => ({
+  ...answer,
+  path: answer.route ?? '/nowhere',
+  headers: { 'x-request-id': 'r-1', ...(answer.status === 405 ? { allow: 'GET, HEAD' } : {}) },
+});
 
 describe('GET /openapi.json and GET /docs', () => {
   it('answers the OpenAPI 3.1 document', async () => {
@@ -161,7 +166,14 @@ describe('response recorder', () => {
     await request(t.app).put('/api/merchant/approve/999999');
     await request(t.app).delete('/api/merchant/list');
     await request(t.app).get('/api/nothing');
-    expect(recordedResponses().slice(before)).toEqual([
+    const recorded = recordedResponses().slice(before);
+    const answered = recorded.map(({ method, route, status, body }) => ({
+      method,
+      route,
+      status,
+      body,
+    }));
+    expect(answered).toEqual([
       {
         method: 'PUT',
         route: '/api/merchant/approve/:id',
@@ -179,7 +191,7 @@ describe('response recorder', () => {
   });
 
   it('reports every answer the document does not describe', () => {
-    const answers: RecordedResponse[] = [
+    const answers: Answer[] = [
       {
         method: 'GET',
         route: '/api/merchant/list',
@@ -203,16 +215,18 @@ describe('response recorder', () => {
       { method: 'DELETE', route: '/api/merchant/list', status: 404, body: {} },
       { method: 'GET', status: 200, body: {} },
     ];
-    const problems = undocumentedResponses(platformOperations, answers);
+    const problems = undocumentedResponses(answers.map(onWire), platformOperations, notFoundBody);
     expect(problems).toHaveLength(answers.length);
-    expect(problems[3]).toBe('POST /api/merchant/add HTTP 201: HTTP 201 is not documented');
+    expect(problems[3]).toBe(
+      'POST /api/merchant/add HTTP 201 {"code":200}: HTTP 201 has no documented JSON body',
+    );
     expect(problems[4]).toBe(
-      'POST /api/nothing HTTP 200: the route /api/nothing is not documented',
+      'POST /api/nothing HTTP 200 {}: the route /api/nothing is not documented',
     );
   });
 
   it('accepts the answers the document describes', () => {
-    const answers: RecordedResponse[] = [
+    const answers: Answer[] = [
       {
         method: 'PUT',
         route: '/api/service/unpublish/:id',
@@ -233,11 +247,13 @@ describe('response recorder', () => {
       },
       { method: 'GET', status: 404, body: { code: 404, message: 'Not Found' } },
     ];
-    expect(undocumentedResponses(platformOperations, answers)).toEqual([]);
+    expect(undocumentedResponses(answers.map(onWire), platformOperations, notFoundBody)).toEqual(
+      [],
+    );
   });
 
   it('is not part of the production app', () => {
-    const app = createApp({ pool: t.pool, logger: captureLogs().logger });
+    const app = createApp({ pool: t.pool, logger: testLogs().logger });
     expect(app.response.end).toBe(express.response.end);
     expect(app.response.write).toBe(express.response.write);
     expect(t.app.response.end).not.toBe(express.response.end);

@@ -114,11 +114,11 @@ describe('X-Total-Count of a long order list (real MySQL)', () => {
       createDatabase(t.pool),
       cachedCounts({ floor: ORDER_TOTALS.floor, ttlMs: 60_000 }),
     );
-    const before = await orders.count(1);
+    const before = await orders.list(1).count();
     expect(before).toBeGreaterThanOrEqual(ORDER_TOTALS.floor);
     await execute(t.pool, 'UPDATE orders SET status = 2 WHERE status = 1 ORDER BY id LIMIT 1');
-    expect(await orders.count(1)).toBe(before);
+    expect(await orders.list(1).count()).toBe(before);
     await orders.insert({ service_id: serviceId, user_name: '李四', user_phone: '13912345678' });
-    expect(await orders.count(1)).toBe(before - 1);
+    expect(await orders.list(1).count()).toBe(before - 1);
   });
 });

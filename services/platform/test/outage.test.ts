@@ -1,10 +1,5 @@
 import { createMysqlPool, migrate, type Pool } from '@svc/common';
-import {
-  captureLogs,
-  createTestDatabase,
-  startMariaDbServer,
-  type TestServer,
-} from '@svc/common/testing';
+import { createTestDatabase, startMariaDbServer, type TestServer } from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +11,7 @@ import {
   createRecordedApp,
   orderInput,
   serviceInput,
+  testLogs,
 } from './support/test-app.js';
 
 const BOUND_MS = 5000;
@@ -24,7 +20,7 @@ const DOWN = 'storage is unavailable';
 let server: TestServer;
 let pool: Pool;
 let app: Express;
-const logs = captureLogs('platform-outage');
+const logs = testLogs('platform-outage');
 let ids: { merchant: number; service: number; order: number };
 
 beforeAll(async () => {

@@ -164,14 +164,14 @@ describe('list queries on 20,000 orders', () => {
     const services = serviceRepository(recording);
     const merchants = merchantRepository(recording);
     await Promise.all([
-      orders.page(undefined, page),
-      orders.page(1, page),
-      orders.count(undefined),
-      orders.count(2),
-      services.list(undefined, page),
-      services.list('维修', page),
-      services.count('维修'),
-      merchants.list(page),
+      orders.list(undefined).page(page),
+      orders.list(1).page(page),
+      orders.list(undefined).count(),
+      orders.list(2).count(),
+      services.list(undefined).page(page),
+      services.list('维修').page(page),
+      services.list('维修').count(),
+      merchants.list().page(page),
     ]);
   });
 

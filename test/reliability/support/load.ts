@@ -1,7 +1,7 @@
 import { type Outcome, send } from './requests.js';
 import type { ServiceProcess } from './service-process.js';
 
-export interface Shot {
+interface Shot {
   method?: string;
   path: string;
   body?: unknown;

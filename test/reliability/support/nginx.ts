@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@svc/common/testing';
+import { freePort } from '@svc/test-kit';
 
 export interface Balancer {
   /** The balancer's address for each upstream, by name. */

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '@svc/common/testing';
+import { freePort } from '@svc/test-kit';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 

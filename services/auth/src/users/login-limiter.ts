@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RedisClient } from '@svc/common';
+import { type RedisClient, StoreUnavailableError } from '@svc/common';
 
 const LOGIN_FAILURES_PREFIX = 'auth:login-failures:';
 
@@ -17,7 +17,7 @@ export function loginFailuresKey(username: string, address: string): string {
   return `${LOGIN_FAILURES_PREFIX}${encodeURIComponent(name)}:${address}`;
 }
 
-export interface LimiterSettings {
+interface LimiterSettings {
   maxFailures: number;
   windowSeconds: number;
   lockSeconds: number;
@@ -29,12 +29,12 @@ export interface Slot {
   id: string;
 }
 
-export type Admission =
+type Admission =
   | { outcome: 'admitted'; slot: Slot }
   | { outcome: 'locked'; retryAfter: number }
   | { outcome: 'busy' };
 
-export type CheckOutcome = 'succeeded' | 'failed' | 'abandoned';
+type CheckOutcome = 'succeeded' | 'failed' | 'abandoned';
 
 /*
  * One hash per (username, client address), so each script touches one key and
@@ -99,7 +99,7 @@ const SLOT_MS = 30_000;
 const BUSY_WAIT_MS = 10_000;
 const BUSY_RETRY_MS = 15;
 
-/** Failed logins per (username, client address); Redis errors propagate. */
+/** Failed logins per (username, client address); a Redis failure is a StoreUnavailableError. */
 export class LoginLimiter {
   constructor(
     private readonly redis: RedisClient,
@@ -124,7 +124,7 @@ export class LoginLimiter {
     const id = randomUUID();
     const { maxFailures, windowSeconds } = this.settings;
     const answer = Number(
-      await this.redis.eval(ADMIT, 1, key, maxFailures, windowSeconds, Date.now(), id, SLOT_MS),
+      await this.script(ADMIT, key, maxFailures, windowSeconds, Date.now(), id, SLOT_MS),
     );
     if (answer === -1) return { outcome: 'admitted', slot: { key, id } };
     if (answer === -2) return { outcome: 'busy' };
@@ -133,15 +133,14 @@ export class LoginLimiter {
 
   async settle(slot: Slot, outcome: CheckOutcome): Promise<void> {
     const { maxFailures, windowSeconds, lockSeconds } = this.settings;
-    await this.redis.eval(
-      SETTLE,
-      1,
-      slot.key,
-      slot.id,
-      outcome,
-      maxFailures,
-      windowSeconds,
-      lockSeconds,
-    );
+    await this.script(SETTLE, slot.key, slot.id, outcome, maxFailures, windowSeconds, lockSeconds);
+  }
+
+  private async script(lua: string, key: string, ...args: (string | number)[]): Promise<unknown> {
+    try {
+      return await this.redis.eval(lua, 1, key, ...args);
+    } catch (err) {
+      throw new StoreUnavailableError('redis', err);
+    }
   }
 }

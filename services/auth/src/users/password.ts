@@ -95,7 +95,7 @@ async function matchesScrypt(password: string, stored: ScryptHash): Promise<bool
   return timingSafeEqual(candidate, stored.hash);
 }
 
-export interface Verification {
+interface Verification {
   ok: boolean;
   /** The stored hash is an old MD5 digest or weaker than today's cost. */
   needsRehash: boolean;

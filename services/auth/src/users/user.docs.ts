@@ -1,11 +1,13 @@
+import type { OperationDoc } from '@svc/common';
 import { z } from 'zod';
 import {
-  type AuthOperationDoc,
   bodyParserFailures,
   failure,
   storeUnavailable,
   success,
-} from '../response-docs.js';
+  TOKEN_OPTIONAL,
+  TOKEN_REQUIRED,
+} from '../http/response-docs.js';
 import {
   FOUND,
   LOGGED_IN,
@@ -30,7 +32,7 @@ import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
 
 const TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
 
-export const userDocs: AuthOperationDoc[] = [
+export const userDocs: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/user/register',
@@ -73,7 +75,7 @@ export const userDocs: AuthOperationDoc[] = [
     path: '/api/user/status',
     summary: 'Whether the request carries a live session',
     tags: ['user'],
-    token: 'optional',
+    security: TOKEN_OPTIONAL,
     responses: {
       200: success('`loggedIn: false` without a token or without a live session.', FOUND, {
         schema: sessionStatus,
@@ -89,7 +91,7 @@ export const userDocs: AuthOperationDoc[] = [
     path: '/api/user/me',
     summary: 'The owner of the session',
     tags: ['user'],
-    token: 'required',
+    security: TOKEN_REQUIRED,
     responses: {
       200: success('The session is live.', FOUND, {
         schema: z.strictObject({ username }),
@@ -106,7 +108,7 @@ export const userDocs: AuthOperationDoc[] = [
     path: '/api/user/verify',
     summary: 'Forward auth: the guard as a route, for nginx auth_request and services not on Node',
     tags: ['user'],
-    token: 'required',
+    security: TOKEN_REQUIRED,
     responses: {
       200: {
         ...success('The session is live; X-Auth-User names its owner.', VERIFIED, {
@@ -131,7 +133,7 @@ export const userDocs: AuthOperationDoc[] = [
     path: '/api/user/logout',
     summary: 'End the session of this token',
     tags: ['user'],
-    token: 'required',
+    security: TOKEN_REQUIRED,
     responses: {
       200: success('The session has ended.', LOGGED_OUT),
       400: strayBody,
@@ -145,7 +147,7 @@ export const userDocs: AuthOperationDoc[] = [
     path: '/api/user/change-password',
     summary: "Change the password and end the user's sessions",
     tags: ['user'],
-    token: 'required',
+    security: TOKEN_REQUIRED,
     body: changePasswordBody,
     bodyExample: { oldPassword: 'correct-horse', newPassword: 'battery-staple' },
     responses: {

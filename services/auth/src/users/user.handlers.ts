@@ -1,17 +1,19 @@
-import { AppError, messageBody, StoreUnavailableError, UNAVAILABLE_MESSAGE } from '@svc/common';
+import { AppError } from '@svc/common';
 import {
   INVALID_TOKEN_MESSAGE,
   isWellFormedToken,
   md5Token,
   randomToken,
   readToken,
-  type SessionStore,
 } from '@svc/session-guard';
 import type { Request, RequestHandler, Response } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
+import { messageBody } from '../http/envelope.js';
+import { UNAVAILABLE } from '../http/messages.js';
 import type { LoginLimiter, Slot } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
+import type { SessionRepository } from './session.repository.js';
 import {
   FOUND,
   LOGGED_IN,
@@ -27,22 +29,13 @@ import {
 import type { UserRepository, UserRow } from './user.repository.js';
 import { changePasswordBody, loginBody, parseBody, registerBody } from './user.schema.js';
 
-export interface UserHandlerDeps {
+interface UserHandlerDeps {
   users: UserRepository;
-  sessions: SessionStore;
+  sessions: SessionRepository;
   limiter: LoginLimiter;
   settings: Pick<AuthSettings, 'tokenTtl' | 'passwordRehash'>;
   /** Told each login's outcome, for metrics. */
   onLogin?: (outcome: LoginOutcome) => void;
-}
-
-/** Any Redis failure is an outage to the client: 503, never a 401. */
-async function redis<T>(command: Promise<T>): Promise<T> {
-  try {
-    return await command;
-  } catch (err) {
-    throw new StoreUnavailableError('redis', err);
-  }
 }
 
 function clientAddress(req: Request): string {
@@ -54,7 +47,7 @@ function sessionOf(req: Request): { token: string; username: string } {
   return { token: req.token as string, username: req.user?.username as string };
 }
 
-export type UserHandlers = Record<
+type UserHandlers = Record<
   'register' | 'login' | 'status' | 'me' | 'verify' | 'logout' | 'changePassword',
   RequestHandler
 >;
@@ -68,8 +61,10 @@ export function createUserHandlers({
 }: UserHandlerDeps): UserHandlers {
   /** A slot for one password check; a locked pair answers 429 whatever the password. */
   async function admit(req: Request, res: Response, username: string): Promise<Slot> {
-    const admission = await redis(
-      limiter.admit(username, clientAddress(req), () => !req.socket.destroyed),
+    const admission = await limiter.admit(
+      username,
+      clientAddress(req),
+      () => !req.socket.destroyed,
     );
     if (admission.outcome === 'admitted') return admission.slot;
     if (admission.outcome === 'locked') {
@@ -77,7 +72,7 @@ export function createUserHandlers({
       throw new AppError(429, TOO_MANY_FAILURES);
     }
     res.setHeader('Retry-After', '1');
-    throw new AppError(503, UNAVAILABLE_MESSAGE);
+    throw new AppError(503, UNAVAILABLE);
   }
 
   /** Runs a password check in a limiter slot, and records how it went. */
@@ -95,7 +90,7 @@ export function createUserHandlers({
       await limiter.settle(slot, 'abandoned').catch(() => {});
       throw err;
     }
-    await redis(limiter.settle(slot, verdict.ok ? 'succeeded' : 'failed'));
+    await limiter.settle(slot, verdict.ok ? 'succeeded' : 'failed');
     return verdict;
   }
 
@@ -133,7 +128,7 @@ export function createUserHandlers({
 
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
-    await redis(sessions.create(token, user.username, settings.tokenTtl));
+    await sessions.create(token, user.username, settings.tokenTtl);
     onLogin?.('success');
     res.json(messageBody(200, LOGGED_IN, { token, expiresIn: settings.tokenTtl }));
   };
@@ -142,7 +137,7 @@ export function createUserHandlers({
     const token = readToken(req.headers);
     const session =
       token !== undefined && isWellFormedToken(sessions.scheme, token)
-        ? await redis(sessions.find(token))
+        ? await sessions.find(token)
         : null;
     const data = session
       ? { loggedIn: true, username: session.username, expiresIn: session.expiresIn }
@@ -163,7 +158,7 @@ export function createUserHandlers({
 
   const logout: RequestHandler = async (req, res) => {
     const { token, username } = sessionOf(req);
-    await redis(sessions.revoke(token, username));
+    await sessions.revoke(token, username);
     res.json(messageBody(200, LOGGED_OUT));
   };
 
@@ -173,7 +168,7 @@ export function createUserHandlers({
     const user = await users.findByUsername(username);
     if (!user) {
       // The account is gone; so is the point of its session.
-      await redis(sessions.revoke(token, username));
+      await sessions.revoke(token, username);
       throw new AppError(401, INVALID_TOKEN_MESSAGE);
     }
     const verdict = await limitedCheck(req, res, username, () =>
@@ -182,7 +177,7 @@ export function createUserHandlers({
     if (!verdict.ok) throw new AppError(400, WRONG_OLD_PASSWORD);
 
     await users.updatePassword(user.id, await hashPassword(newPassword));
-    await redis(sessions.revokeAll(user.username, token));
+    await sessions.revokeAll(user.username, token);
     res.json(messageBody(200, PASSWORD_CHANGED));
   };
 

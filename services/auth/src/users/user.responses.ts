@@ -1,7 +1,7 @@
 import { AppError, type ResponseDoc } from '@svc/common';
 import { INVALID_TOKEN_MESSAGE, NO_TOKEN_MESSAGE } from '@svc/session-guard';
 import { z } from 'zod';
-import { envelope, failure, NOT_JSON, namingOneOf } from '../response-docs.js';
+import { envelope, failure, NOT_JSON, namingOneOf } from '../http/response-docs.js';
 import { TOO_MANY_FAILURES } from './user.messages.js';
 import { parseBody } from './user.schema.js';
 

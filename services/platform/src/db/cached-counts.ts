@@ -1,4 +1,4 @@
-export interface CountCacheOptions {
+interface CountCacheOptions {
   /** Lists shorter than this are counted every time. */
   floor: number;
   /** How long a long list's total is reused. */

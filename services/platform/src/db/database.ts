@@ -4,16 +4,16 @@ import {
   destroyConnection,
   isMysqlUnavailable,
   type Pool,
+  queryTimedOut,
   queryWithin,
   type ResultSetHeader,
+  StoreUnavailableError,
 } from '@svc/common';
 import type { PoolConnection as CorePoolConnection } from 'mysql2';
+import { STORAGE_ERROR } from '../http/messages.js';
 
 /** ER_NO_REFERENCED_ROW and ER_NO_REFERENCED_ROW_2: a foreign key points at no row. */
 const MISSING_REFERENCE = new Set([1216, 1452]);
-
-export const STORAGE_UNAVAILABLE = 'storage is unavailable';
-export const STORAGE_ERROR = 'storage error';
 
 export interface Statement {
   sql: string;
@@ -21,8 +21,9 @@ export interface Statement {
 }
 
 /**
- * Parameterized SQL on the pool. Every failure becomes a 500 AppError whose
- * text is safe to send; the driver's error stays as its cause, for the log.
+ * Parameterized SQL on the pool. A server that cannot be reached is a
+ * StoreUnavailableError; any other failure a code-500 AppError whose text is
+ * safe to send. The driver's error stays as the cause, for the log.
  */
 export interface Database {
   select<T>(sql: string, values?: unknown[]): Promise<T[]>;
@@ -44,14 +45,14 @@ export interface Database {
 }
 
 export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
-  const run = <T>(sql: string, values: unknown[]) =>
-    queryWithin<T>(pool, queryTimeoutMs, sql, values);
+  const run = <T>(sql: string, values: unknown[], prepared = false) =>
+    queryWithin<T>(pool, queryTimeoutMs, sql, values, { prepared });
 
   async function guarded<T>(work: Promise<T>, missingReference?: string): Promise<T> {
     try {
       return await work;
     } catch (err) {
-      throw new AppError(500, describe(err, missingReference), undefined, { cause: err });
+      throw storeFailure(err, missingReference);
     }
   }
 
@@ -81,11 +82,11 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       await new Promise<void>((resolve, reject) => {
         query.once('fields', () => resolve());
         rows.once('error', reject);
-        timer = setTimeout(() => reject(timedOut()), queryTimeoutMs);
+        timer = setTimeout(() => reject(queryTimedOut()), queryTimeoutMs);
       });
     } catch (err) {
       destroyConnection(conn);
-      throw new AppError(500, describe(err), undefined, { cause: err });
+      throw storeFailure(err);
     } finally {
       clearTimeout(timer);
     }
@@ -95,7 +96,7 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
         yield* batchesOf<R>(rows);
         finished = true;
       } catch (err) {
-        throw new AppError(500, describe(err), undefined, { cause: err });
+        throw storeFailure(err);
       } finally {
         // Left early (the client went away) or failed: the list may still be running.
         if (finished)
@@ -110,11 +111,11 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     select: <T>(sql: string, values: unknown[] = []) => guarded(run<T[]>(sql, values)),
     lookupThenStream,
     async insert(sql, values, missingReference) {
-      const result = await guarded(run<ResultSetHeader>(sql, values), missingReference);
+      const result = await guarded(run<ResultSetHeader>(sql, values, true), missingReference);
       return result.insertId;
     },
     async update(sql, values) {
-      const result = await guarded(run<ResultSetHeader>(sql, values));
+      const result = await guarded(run<ResultSetHeader>(sql, values, true));
       return result.affectedRows;
     },
   };
@@ -146,16 +147,11 @@ async function* batchesOf<R>(rows: Readable): AsyncGenerator<R[]> {
   }
 }
 
-function timedOut(): Error {
-  return Object.assign(new Error('Query inactivity timeout'), {
-    code: 'PROTOCOL_SEQUENCE_TIMEOUT',
-  });
-}
-
-function describe(err: unknown, missingReference?: string): string {
+function storeFailure(err: unknown, missingReference?: string): Error {
   const errno = (err as { errno?: unknown } | null)?.errno;
   if (missingReference && typeof errno === 'number' && MISSING_REFERENCE.has(errno)) {
-    return missingReference;
+    return new AppError(500, missingReference, { cause: err });
   }
-  return isMysqlUnavailable(err) ? STORAGE_UNAVAILABLE : STORAGE_ERROR;
+  if (isMysqlUnavailable(err)) return new StoreUnavailableError('mysql', err);
+  return new AppError(500, STORAGE_ERROR, { cause: err });
 }

@@ -10,3 +10,14 @@ export function limitClause(page: Page | undefined): { sql: string; values: numb
     ? { sql: ' LIMIT ? OFFSET ?', values: [page.limit, page.offset] }
     : { sql: '', values: [] };
 }
+
+/**
+ * One list as a repository reads it: whole (rows, or JSON text of rows
+ * separated by commas, in pieces, for lists of megabytes), one page, or the
+ * number of its rows.
+ */
+export interface ListReads<Row> {
+  all(): Promise<Row[] | AsyncIterable<Buffer>>;
+  page(page: Page): Promise<Row[]>;
+  count(): Promise<number>;
+}

@@ -6,8 +6,6 @@ const PRICE_MAX = '99999999.99';
 const DIGITS = /^\d+$/;
 const PRICE = /^\d+(\.\d{1,2})?$/;
 
-export const NOT_AN_OBJECT = 'request body must be a JSON object';
-
 /** What a hand-written rule returns instead of a value: the text naming the field. */
 export class Invalid {
   constructor(readonly message: string) {}

@@ -1,6 +1,6 @@
-import { type OperationDoc, UNAVAILABLE_MESSAGE } from '@svc/common';
+import type { OperationDoc } from '@svc/common';
 import { z } from 'zod';
-import { requestIdHeader, requestIdReply } from './endpoints.js';
+import { NOT_READY } from './messages.js';
 
 const tags = ['health'];
 
@@ -11,7 +11,6 @@ export const healthDocs: OperationDoc[] = [
     path: '/healthz',
     summary: 'The process runs',
     tags,
-    headers: requestIdHeader,
     responses: {
       200: {
         description: 'always, while the process runs',
@@ -21,7 +20,6 @@ export const healthDocs: OperationDoc[] = [
           data: z.strictObject({ status: z.literal('up') }),
         }),
         example: { code: 200, message: 'ok', data: { status: 'up' } },
-        headers: requestIdReply,
       },
     },
   },
@@ -30,7 +28,6 @@ export const healthDocs: OperationDoc[] = [
     path: '/readyz',
     summary: 'MySQL answers',
     tags,
-    headers: requestIdHeader,
     responses: {
       200: {
         description: 'MySQL answers',
@@ -40,17 +37,15 @@ export const healthDocs: OperationDoc[] = [
           data: z.strictObject({ mysql: z.literal('up') }),
         }),
         example: { code: 200, message: 'ok', data: { mysql: 'up' } },
-        headers: requestIdReply,
       },
       503: {
         description: 'MySQL does not answer within 2 s',
         schema: z.strictObject({
           code: z.literal(503),
-          message: z.literal(UNAVAILABLE_MESSAGE),
+          message: z.literal(NOT_READY),
           data: z.strictObject({ mysql: z.literal('down') }),
         }),
-        example: { code: 503, message: UNAVAILABLE_MESSAGE, data: { mysql: 'down' } },
-        headers: requestIdReply,
+        example: { code: 503, message: NOT_READY, data: { mysql: 'down' } },
       },
     },
   },

@@ -1,6 +1,7 @@
 import { AppError } from '@svc/common';
 import type { Request } from 'express';
 import type { z } from 'zod';
+import { NOT_JSON_TYPE } from './messages.js';
 
 /** Parses input with a schema; every problem is named in one 400 text. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -18,7 +19,7 @@ export function jsonBody(req: Request): unknown {
   if (req.body !== undefined) return req.body;
   const length = Number(req.headers['content-length'] ?? 0);
   if (req.headers['transfer-encoding'] !== undefined || length > 0) {
-    throw new AppError(415, 'Content-Type must be application/json');
+    throw new AppError(415, NOT_JSON_TYPE);
   }
   return {};
 }

@@ -1,9 +1,10 @@
-import { messageBody } from '@svc/common';
 import type { Response } from 'express';
 import { z } from 'zod';
-import type { Page } from '../db/page.js';
-import type { Slots } from '../db/slots.js';
+import type { ListReads, Page } from '../db/page.js';
+import type { Slot, Slots } from '../db/slots.js';
+import { messageBody } from './envelopes.js';
 import { asInteger, INT_MAX, Invalid, isBlank, rule } from './fields.js';
+import { LISTED } from './messages.js';
 
 const DEFAULT_PAGE_SIZE = 20;
 const RETRY_AFTER_SECONDS = 1;
@@ -43,6 +44,7 @@ export const pageHeaders = {
     description:
       'with page or pageSize: the number of rows in the whole list (for an order list of 10,000 rows or more, as counted up to a second before)',
     schema: z.int().min(0),
+    required: false,
   },
 };
 
@@ -53,46 +55,48 @@ export function toPage(query: { page?: number; pageSize?: number }): Page | unde
   return { limit, offset: ((query.page ?? 1) - 1) * limit };
 }
 
-export interface ListSource<Row> {
-  /** Bounds the whole lists of this route that read at once. */
-  wholeLists: Slots;
-  /** The whole list: rows, or JSON text of rows separated by commas, in pieces. */
-  all(): Promise<Row[] | AsyncIterable<Buffer>>;
-  page(page: Page): Promise<Row[]>;
-  count(): Promise<number>;
-}
-
 /**
  * Answers a list; a page also carries the list's total in X-Total-Count.
  *
- * A whole list first takes one of its route's slots (or is answered 503 with
- * Retry-After when none frees up in time). Rows read whole give the slot back
+ * A whole list first takes one of `wholeLists`' slots (or is answered 503 with
+ * Retry-After when the line stops moving). Rows read whole give the slot back
  * as soon as MySQL has sent them; a streamed list holds it, with its
- * connection, until the answer is sent or the client is gone.
+ * connection, until the answer is sent or the client is gone, and says
+ * while it waits for its client to take more.
  */
-export async function sendList<Row>(res: Response, source: ListSource<Row>, page?: Page) {
+export async function sendList<Row>(
+  res: Response,
+  list: ListReads<Row>,
+  wholeLists: Slots,
+  page?: Page,
+) {
   if (!page) {
-    const release = await source.wholeLists.take().catch((err) => {
+    const slot = await wholeLists.take().catch((err) => {
       res.set('Retry-After', String(RETRY_AFTER_SECONDS));
       throw err;
     });
-    res.once('close', release);
-    const rows = await source.all();
+    // A client that left while in line has had its close already: it would hold the slot for ever.
+    if (res.destroyed) {
+      slot.release();
+      return;
+    }
+    res.once('close', slot.release);
+    const rows = await list.all();
     if (Array.isArray(rows)) {
-      release();
-      res.json(messageBody(200, '获取成功', rows));
+      slot.release();
+      res.json(messageBody(200, LISTED, rows));
     } else {
-      await writeList(res, rows);
+      await writeList(res, rows, slot);
     }
     return;
   }
-  const [rows, total] = await Promise.all([source.page(page), source.count()]);
+  const [rows, total] = await Promise.all([list.page(page), list.count()]);
   res.set('X-Total-Count', String(total));
   res.set('Access-Control-Expose-Headers', 'X-Total-Count');
-  res.json(messageBody(200, '获取成功', rows));
+  res.json(messageBody(200, LISTED, rows));
 }
 
-const LIST_HEAD = Buffer.from('{"code":200,"message":"获取成功","data":[');
+const LIST_HEAD = Buffer.from(`{"code":200,"message":"${LISTED}","data":[`);
 const LIST_TAIL = Buffer.from(']}');
 const COMMA = Buffer.from(',');
 
@@ -100,7 +104,7 @@ const COMMA = Buffer.from(',');
  * Writes `{"code":200,"message":"获取成功","data":[...]}` as the rows' text
  * arrives, so a list of megabytes is never held whole.
  */
-async function writeList(res: Response, pieces: AsyncIterable<Buffer>) {
+async function writeList(res: Response, pieces: AsyncIterable<Buffer>, slot: Slot) {
   res.type('json');
   res.write(LIST_HEAD);
   let first = true;
@@ -109,7 +113,11 @@ async function writeList(res: Response, pieces: AsyncIterable<Buffer>) {
     if (res.destroyed) return;
     if (!first) res.write(COMMA);
     first = false;
-    if (!res.write(piece) && !(await drained(res))) return;
+    if (!res.write(piece)) {
+      slot.blocked();
+      if (!(await drained(res))) return;
+      slot.progressed();
+    }
   }
   res.end(LIST_TAIL);
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
-import { NOT_AN_OBJECT, requiredText } from '../http/fields.js';
+import { requiredText } from '../http/fields.js';
 import { pageQuery, toPage } from '../http/list.js';
+import { NOT_AN_OBJECT } from '../http/messages.js';
+import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 
 export const merchantListParams = z.object(pageQuery);
 
@@ -29,5 +31,5 @@ export const merchantRow = z.strictObject({
 });
 
 export const merchantList = listReply(merchantRow);
-export const merchantAdded = createdReply('添加成功');
-export const merchantApproved = changedReply('商家审核通过!');
+export const merchantAdded = createdReply(MERCHANT_ADDED);
+export const merchantApproved = changedReply(MERCHANT_APPROVED);

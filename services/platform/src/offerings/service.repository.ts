@@ -1,11 +1,12 @@
+import { AppError } from '@svc/common';
 import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import { isoTime } from '../db/iso-time.js';
-import { limitClause, type Page } from '../db/page.js';
+import { type ListReads, limitClause, type Page } from '../db/page.js';
 import type { NewService, serviceRow } from './service.schema.js';
 
 /** Price is the DECIMAL's text, as MySQL gives it ("150.00"). */
-export type ServiceRow = z.output<typeof serviceRow>;
+type ServiceRow = z.output<typeof serviceRow>;
 
 const SELECT_ROWS = `
   SELECT s.id, s.merchant_id, s.name, s.price, s.category, s.image_url, s.stock, s.status,
@@ -27,22 +28,27 @@ function where(category: string | undefined) {
 
 export function serviceRepository(db: Database) {
   return {
-    list(category: string | undefined, page?: Page): Promise<ServiceRow[]> {
+    /** Every service of the category (or of all) in id order, with its merchant's name. */
+    list(category: string | undefined): ListReads<ServiceRow> {
       const filter = where(category);
-      const limit = limitClause(page);
-      return db.select<ServiceRow>(`${SELECT_ROWS}${filter.sql} ORDER BY s.id${limit.sql}`, [
-        ...filter.values,
-        ...limit.values,
-      ]);
-    },
-
-    async count(category: string | undefined): Promise<number> {
-      const filter = where(category);
-      const [row] = await db.select<{ total: number }>(
-        `SELECT COUNT(*) AS total FROM services s${filter.sql}`,
-        filter.values,
-      );
-      return row?.total ?? 0;
+      const rows = (page?: Page) => {
+        const limit = limitClause(page);
+        return db.select<ServiceRow>(`${SELECT_ROWS}${filter.sql} ORDER BY s.id${limit.sql}`, [
+          ...filter.values,
+          ...limit.values,
+        ]);
+      };
+      return {
+        all: () => rows(),
+        page: rows,
+        async count() {
+          const [row] = await db.select<{ total: number }>(
+            `SELECT COUNT(*) AS total FROM services s${filter.sql}`,
+            filter.values,
+          );
+          return row?.total ?? 0;
+        },
+      };
     },
 
     insert(service: NewService): Promise<number> {
@@ -61,9 +67,11 @@ export function serviceRepository(db: Database) {
       );
     },
 
-    /** False when no service has the id. */
-    async setStatus(id: number, status: 0 | 1): Promise<boolean> {
-      return (await db.update('UPDATE services SET status = ? WHERE id = ?', [status, id])) > 0;
+    /** On the shelf (1) or off it (0); a 404 when no service has the id. */
+    async setStatus(id: number, status: 0 | 1): Promise<void> {
+      const found =
+        (await db.update('UPDATE services SET status = ? WHERE id = ?', [status, id])) > 0;
+      if (!found) throw new AppError(404, `service ${id} does not exist`);
     },
   };
 }

@@ -4,7 +4,6 @@ import {
   INT_MAX,
   Invalid,
   idField,
-  NOT_AN_OBJECT,
   optionalText,
   priceField,
   requiredText,
@@ -12,6 +11,8 @@ import {
   stockField,
 } from '../http/fields.js';
 import { pageQuery, toPage } from '../http/list.js';
+import { NOT_AN_OBJECT } from '../http/messages.js';
+import { SERVICE_ADDED, SERVICE_PUBLISHED, SERVICE_UNPUBLISHED } from './service.messages.js';
 
 /** Absent, empty and `all` mean every category. */
 const category = rule((input) => {
@@ -73,6 +74,6 @@ export const serviceRow = z.strictObject({
 });
 
 export const serviceList = listReply(serviceRow);
-export const serviceAdded = createdReply('新增服务成功');
-export const servicePublished = changedReply('服务上架成功!');
-export const serviceUnpublished = changedReply('服务下架成功!');
+export const serviceAdded = createdReply(SERVICE_ADDED);
+export const servicePublished = changedReply(SERVICE_PUBLISHED);
+export const serviceUnpublished = changedReply(SERVICE_UNPUBLISHED);

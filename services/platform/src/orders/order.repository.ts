@@ -1,11 +1,12 @@
+import { AppError } from '@svc/common';
 import type { z } from 'zod';
 import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import type { Database } from '../db/database.js';
 import { isoTime } from '../db/iso-time.js';
-import { limitClause, type Page } from '../db/page.js';
+import { type ListReads, limitClause, type Page } from '../db/page.js';
 import type { NewOrder, orderRow } from './order.schema.js';
 
-export type OrderRow = z.output<typeof orderRow>;
+type OrderRow = z.output<typeof orderRow>;
 
 const COLUMNS = `
   SELECT o.id, o.service_id, o.user_name, o.user_phone, ${isoTime('o.create_time')} AS create_time, o.status,
@@ -53,7 +54,7 @@ function where(status: number | undefined) {
 export const ORDER_TOTALS = { floor: 10_000, ttlMs: 1000 };
 
 export function orderRepository(db: Database, totals: CachedCounts = cachedCounts(ORDER_TOTALS)) {
-  return {
+  const reads = {
     /**
      * Every order, newest first, as JSON text in batches of rows: the whole
      * list can run to megabytes. MySQL writes each order's own fields as JSON
@@ -111,12 +112,23 @@ export function orderRepository(db: Database, totals: CachedCounts = cachedCount
         return row?.total ?? 0;
       });
     },
+  };
 
-    /** Status 1 (completed); false when no order has the id. Completing twice is no error. */
-    async complete(id: number): Promise<boolean> {
+  return {
+    /** Every order of the status (or of all), newest first. */
+    list(status: number | undefined): ListReads<OrderRow> {
+      return {
+        all: () => reads.all(status),
+        page: (page) => reads.page(status, page),
+        count: () => reads.count(status),
+      };
+    },
+
+    /** Status 1 (completed); a 404 when no order has the id. Completing twice is no error. */
+    async complete(id: number): Promise<void> {
       const found = (await db.update('UPDATE orders SET status = 1 WHERE id = ?', [id])) > 0;
       totals.clear();
-      return found;
+      if (!found) throw new AppError(404, `order ${id} does not exist`);
     },
 
     /** Only the order is written: no stock change, no price capture. */

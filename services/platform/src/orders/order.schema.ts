@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
-import { Invalid, idField, NOT_AN_OBJECT, requiredText, rule } from '../http/fields.js';
+import { Invalid, idField, requiredText, rule } from '../http/fields.js';
 import { pageQuery, toPage } from '../http/list.js';
+import { NOT_AN_OBJECT } from '../http/messages.js';
+import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
 
 const STATUSES = ['0', '1', '2'];
 
@@ -59,5 +61,5 @@ export const orderRow = z.strictObject({
 });
 
 export const orderList = listReply(orderRow);
-export const orderCreated = createdReply('创建定单成功');
-export const orderCompleted = changedReply('订单已完成!');
+export const orderCreated = createdReply(ORDER_CREATED);
+export const orderCompleted = changedReply(ORDER_COMPLETED);

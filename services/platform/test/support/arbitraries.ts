@@ -60,27 +60,27 @@ const SPECIAL_CHARS = [
   '\r',
 ];
 
-export const oddChar = fc.oneof(
+const oddChar = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...SPECIAL_CHARS) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
 );
 
-export const oddText = (maxLength = 12) => fc.string({ unit: oddChar, maxLength });
+const oddText = (maxLength = 12) => fc.string({ unit: oddChar, maxLength });
 
 /** What a lone surrogate becomes in UTF-8 (and so in the database): U+FFFD. */
 export const wellFormed = (text: string) =>
   text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 /** The JSON texts of a string: as JSON.stringify writes it, or every code unit escaped. */
-export const jsonString = (text: string) =>
+const jsonString = (text: string) =>
   fc.constantFrom(
     JSON.stringify(text),
     `"${Array.from({ length: text.length }, (_, i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')}"`,
   );
 
 /** Number texts at the edges: -0, floats, past INT, past 2^53, past a double (1e400 is Infinity). */
-export const ODD_NUMBERS = [
+const ODD_NUMBERS = [
   '0',
   '-0',
   '-0.0',
@@ -431,7 +431,7 @@ export const headerValue = fc.string({
   maxLength: 40,
 });
 
-export const JSON_TYPES = [
+const JSON_TYPES = [
   'application/json',
   'application/json; charset=utf-8',
   'Application/JSON',
@@ -524,7 +524,7 @@ export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
   .map(([known, other]) => ({ ...other, ...known }));
 
 /** Percent-encodes every byte but the unreserved ones; a lone surrogate goes as U+FFFD. */
-export const percentEncode = (text: string) =>
+const percentEncode = (text: string) =>
   [...Buffer.from(wellFormed(text), 'utf8')]
     .map((byte) =>
       /[A-Za-z0-9._~-]/.test(String.fromCharCode(byte))
@@ -577,7 +577,7 @@ export function queryString(params: Record<string, string[]>): fc.Arbitrary<stri
  * A path parameter: `wire` as sent, `param` as the route receives it (Express
  * decodes it; a segment that does not decode arrives as written).
  */
-export interface PathParam {
+interface PathParam {
   wire: string;
   param: string;
 }

@@ -1,8 +1,9 @@
+import { recordedResponses, undocumentedResponses } from '@svc/test-kit';
 import { afterAll, expect } from 'vitest';
+import { notFoundBody } from '../../src/http/envelopes.js';
 import { platformOperations } from '../../src/openapi.js';
-import { recordedResponses, undocumentedResponses } from './response-recorder.js';
 
 // After every test file: each JSON answer its apps gave fits the document.
 afterAll(() => {
-  expect(undocumentedResponses(platformOperations, recordedResponses())).toEqual([]);
+  expect(undocumentedResponses(recordedResponses(), platformOperations, notFoundBody)).toEqual([]);
 });

@@ -1,18 +1,19 @@
 import {
+  createLogger,
   createMetrics,
   createMysqlPool,
+  type Logger,
   type Metrics,
   migrate,
   type Pool,
   type ResultSetHeader,
   type RowDataPacket,
 } from '@svc/common';
-import { type CapturedLogs, captureLogs, createTestDatabase } from '@svc/common/testing';
+import { type CapturedLogs, captureLogs, createTestDatabase, recordResponses } from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
 import { migrationsDir } from '../../src/migrations-dir.js';
-import { recordResponses } from './response-recorder.js';
 
 /**
  * The production app with a recorder of its JSON answers: after each test file,
@@ -25,7 +26,7 @@ export interface TestApp {
   /** With `withMetrics`: the app's metrics, over its own pool. */
   metrics?: Metrics;
   pool: Pool;
-  logs: CapturedLogs;
+  logs: CapturedLogs<Logger>;
   /** Rows now in each table. */
   counts(): Promise<{ merchants: number; services: number; orders: number }>;
   /** Empties every table (the foreign keys cascade from merchants). */
@@ -40,7 +41,7 @@ export async function createTestApp(
   const database = await createTestDatabase();
   const pool = await createMysqlPool(database.settings);
   await migrate(pool, migrationsDir);
-  const logs = captureLogs('platform-test');
+  const logs = testLogs('platform-test');
   const { withMetrics, ...deps } = options;
   const metrics = withMetrics ? createMetrics({ pool }) : undefined;
   const app = createRecordedApp({ pool, logger: logs.logger, metrics, ...deps });
@@ -109,3 +110,7 @@ export async function execute(pool: Pool, sql: string, values: unknown[] = []) {
   const [result] = await pool.query<ResultSetHeader>(sql, values);
   return result;
 }
+
+/** The production logger on a stream the test reads. */
+export const testLogs = (name = 'test') =>
+  captureLogs((sink) => createLogger({ name, level: 'trace' }, sink));

@@ -1,0 +1,31 @@
+export { type CapturedLogs, captureLogs } from './capture-logs.js';
+export { setupTestServers } from './global-setup.js';
+export { parsePrometheusText, sampleValue } from './prometheus-text.js';
+export { type RawClient, type RawRequest, type RawResponse, rawClient } from './raw-client.js';
+export {
+  startRedisCluster,
+  startRedisSentinel,
+  type TestRedisCluster,
+  type TestRedisSentinel,
+} from './redis-topologies.js';
+export {
+  type RecordedResponse,
+  recordedResponses,
+  recordResponses,
+  undocumentedResponses,
+} from './response-recorder.js';
+export {
+  freePort,
+  runMain,
+  startMariaDbServer,
+  startRedisServer,
+  type TestServer,
+} from './servers.js';
+export type { MysqlSettings } from './settings.js';
+export {
+  createTestDatabase,
+  createTestRedis,
+  mysqlSettingsFromUrl,
+  mysqlVariables,
+  type TestDatabase,
+} from './stores.js';

@@ -1,0 +1,3 @@
+import { setupTestServers } from '../src/index.js';
+
+export default setupTestServers;

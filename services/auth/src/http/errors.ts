@@ -1,0 +1,34 @@
+import { AppError, bodyFaultOf, StoreUnavailableError } from '@svc/common';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { messageBody } from './envelope.js';
+import { BODY_FAULTS, INTERNAL_ERROR, NOT_FOUND, UNAVAILABLE } from './messages.js';
+
+/** The JSON 404 of every path and method no route answers. */
+export const notFound: RequestHandler = (_req, res) => {
+  res.status(404).json(messageBody(404, NOT_FOUND));
+};
+
+/** The status and text an error answers with. */
+function answerFor(err: unknown): { status: number; message: string } {
+  if (err instanceof StoreUnavailableError) return { status: 503, message: UNAVAILABLE };
+  if (err instanceof AppError) return { status: err.status, message: err.message };
+  const body = bodyFaultOf(err);
+  if (body) return { status: body.status, message: BODY_FAULTS[body.fault] };
+  return { status: 500, message: INTERNAL_ERROR };
+}
+
+/**
+ * The one place an error becomes an answer: a store outage 503 (never a 401),
+ * an AppError its status and text, a refused body its status, anything else a
+ * 500 that names nothing. Failures of the service itself are logged.
+ */
+export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
+  if (res.headersSent) {
+    next(err);
+    return;
+  }
+  const { status, message } = answerFor(err);
+  if (err instanceof StoreUnavailableError) req.log.error({ err }, 'store unavailable');
+  else if (status >= 500) req.log.error({ err }, 'request failed');
+  res.status(status).json(messageBody(status, message));
+};

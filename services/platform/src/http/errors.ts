@@ -1,0 +1,64 @@
+import { AppError, bodyFaultOf, StoreUnavailableError } from '@svc/common';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { type FailureEnvelope, messageBody } from './envelopes.js';
+import {
+  BODY_FAULTS,
+  INTERNAL_ERROR,
+  METHOD_NOT_ALLOWED,
+  NOT_FOUND,
+  STORAGE_UNAVAILABLE,
+} from './messages.js';
+
+/** The outcome code and English text of an error a spec route met. */
+function failureOf(err: unknown): { code: number; text: string } {
+  if (err instanceof AppError) return { code: err.status, text: err.message };
+  if (err instanceof StoreUnavailableError) return { code: 500, text: STORAGE_UNAVAILABLE };
+  const body = bodyFaultOf(err);
+  if (body) return { code: body.status, text: BODY_FAULTS[body.fault] };
+  return { code: 500, text: 'internal error' };
+}
+
+/**
+ * The error handler of one spec route, last in its chain: every failure
+ * answers in the route's envelope at HTTP 200, the outcome in `code`. A whole
+ * list refused for want of a slot is also an HTTP 503, so proxies and clients
+ * that only look at the status see "retry later".
+ */
+export function failsIn(envelope: FailureEnvelope): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const { code, text } = failureOf(err);
+    if (code >= 500) req.log.error({ err }, 'request failed');
+    else req.log.warn({ failure: { status: code, detail: text } }, 'request rejected');
+    res.status(code === 503 ? 503 : 200).json(envelope.body(code, text));
+  };
+}
+
+/** The 405 of a known path asked with another method; `allow` lists the path's methods. */
+function methodNotAllowed(allow: string): RequestHandler {
+  return (_req, res) => {
+    res.set('Allow', allow).status(405).json(messageBody(405, METHOD_NOT_ALLOWED));
+  };
+}
+
+export const onlyGet: RequestHandler = methodNotAllowed('GET, HEAD');
+export const onlyPost: RequestHandler = methodNotAllowed('POST');
+export const onlyPut: RequestHandler = methodNotAllowed('PUT');
+
+/** The JSON 404 of every path no route answers. */
+export const notFound: RequestHandler = (_req, res) => {
+  res.status(404).json(messageBody(404, NOT_FOUND));
+};
+
+/** Outside the spec's routes (probes, the document): a JSON 500 that names nothing. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
+  if (res.headersSent) {
+    next(err);
+    return;
+  }
+  req.log.error({ err }, 'request failed');
+  res.status(500).json(messageBody(500, INTERNAL_ERROR));
+};

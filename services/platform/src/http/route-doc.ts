@@ -1,0 +1,97 @@
+import type { OperationDoc, ResponseDoc } from '@svc/common';
+import { z } from 'zod';
+import { type FailureCode, type FailureEnvelope, methodNotAllowedBody } from './envelopes.js';
+import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, METHOD_NOT_ALLOWED } from './messages.js';
+
+/**
+ * A spec route as the API document shows it, written beside the route in its
+ * resource's router: the schemas are the ones its handler parses with and its
+ * answers fit.
+ */
+export interface RouteDoc {
+  method: 'get' | 'post' | 'put';
+  path: string;
+  summary: string;
+  tags: string[];
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  bodyExample?: unknown;
+  /** The success body. */
+  reply: z.ZodType;
+  replyExample: unknown;
+  /** Headers of the success answer. */
+  replyHeaders?: ResponseDoc['headers'];
+  failure: FailureEnvelope;
+  /** Failure texts shown as examples, by code. */
+  failureTexts: Partial<Record<FailureCode | 404, string>>;
+  /** Takes the administrator token while PLATFORM_ADMIN_TOKEN is set. */
+  admin?: true;
+  /** A list whose unpaged form takes a LIST_CONCURRENCY slot, so it may answer 503. */
+  wholeList?: true;
+}
+
+const FAILURE_CODES: readonly FailureCode[] = [400, 413, 415, 500];
+const ADMIN_FAILURE_CODES: readonly FailureCode[] = [400, 401, 413, 415, 500];
+
+/** The security scheme of the administrator routes, as openapi.ts declares it. */
+export const ADMIN_TOKEN_SCHEME = 'adminToken';
+
+const ADMIN_NOTE =
+  'An administrator route: while the service runs with PLATFORM_ADMIN_TOKEN set, it takes `Authorization: Bearer <PLATFORM_ADMIN_TOKEN>` and answers code 401 (`administrator token required`, at HTTP 200) without it. With the variable unset it is open, as the spec has it.';
+
+/** The route as an OpenAPI operation: every outcome at HTTP 200, and the 405 of its path. */
+export function operationDoc(route: RouteDoc): OperationDoc {
+  const { failure, reply, replyExample, admin } = route;
+  const failureTexts = admin
+    ? { ...route.failureTexts, 401: ADMIN_TOKEN_REQUIRED }
+    : route.failureTexts;
+  const failures = Object.entries(failureTexts).map(([code, text]) =>
+    failure.body(Number(code), text),
+  );
+  const operation: OperationDoc = {
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    tags: route.tags,
+    params: route.params,
+    query: route.query,
+    body: route.body,
+    bodyExample: route.bodyExample,
+    responses: {
+      200: {
+        description:
+          'Every outcome answers HTTP 200; the body code tells them apart: 200 with the reply, else the failure body',
+        schema: z.union([
+          reply.meta({ examples: [replyExample] }),
+          failure.schema(admin ? ADMIN_FAILURE_CODES : FAILURE_CODES).meta({ examples: failures }),
+        ]),
+        example: replyExample,
+        headers: route.replyHeaders,
+      },
+      405: {
+        description: 'The path asked with another method; Allow names the methods it takes',
+        schema: methodNotAllowedBody,
+        example: { code: 405, message: METHOD_NOT_ALLOWED },
+        headers: { Allow: { description: "the path's methods", schema: z.string() } },
+      },
+    },
+  };
+  if (admin) {
+    operation.description = ADMIN_NOTE;
+    operation.security = [{ [ADMIN_TOKEN_SCHEME]: [] }];
+  }
+  if (route.wholeList) operation.responses[503] = wholeListBusy(failure);
+  return operation;
+}
+
+/** The 503 of a whole list that found no LIST_CONCURRENCY slot free in time. */
+function wholeListBusy(failure: FailureEnvelope): ResponseDoc {
+  return {
+    description:
+      'Without page or pageSize, when LIST_CONCURRENCY whole lists of this route are being read and each has waited a second on a client that takes nothing (or the request has waited 30 s): try again after Retry-After seconds',
+    schema: failure.schema([503]),
+    example: failure.body(503, LISTS_BUSY),
+    headers: { 'Retry-After': { description: 'seconds to wait', schema: z.string() } },
+  };
+}
