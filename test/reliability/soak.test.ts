@@ -1,6 +1,6 @@
 import { createTestDatabase, createTestRedis, mysqlVariables } from '@svc/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { median, rssMb, slopePerMinute } from './support/memory.js';
+import { HEAP_PROBE, liveMemoryMb, median, rssMb, slopePerMinute } from './support/memory.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
@@ -37,10 +37,12 @@ describe('soak', () => {
       ...mysqlVariables(authDb.settings),
       REDIS_URL: redis.url,
       LOG_LEVEL: 'warn',
+      NODE_OPTIONS: HEAP_PROBE,
     });
     const platform = await startService('platform', {
       ...mysqlVariables(platformDb.settings),
       LOG_LEVEL: 'warn',
+      NODE_OPTIONS: HEAP_PROBE,
     });
     services.push(auth, platform);
 
@@ -137,10 +139,8 @@ describe('soak', () => {
       }
     };
 
-    const samples: {
-      auth: { atMs: number; mb: number }[];
-      platform: { atMs: number; mb: number }[];
-    } = { auth: [], platform: [] };
+    type Sample = { atMs: number; live: number; rss: number };
+    const samples: Record<'auth' | 'platform', Sample[]> = { auth: [], platform: [] };
     const unexpected: string[] = [];
     const started = Date.now();
     const deadline = started + SOAK_SECONDS * 1000;
@@ -154,17 +154,23 @@ describe('soak', () => {
         if (!c.expect.includes(code)) unexpected.push(`${c.method ?? 'GET'} ${c.path}: ${code}`);
       }
     };
+    const sample = async (service: ServiceProcess): Promise<Sample> => ({
+      atMs: Date.now() - started,
+      live: await liveMemoryMb(service),
+      rss: await rssMb(service.pid),
+    });
     const sampler = setInterval(async () => {
-      const atMs = Date.now() - started;
-      samples.auth.push({ atMs, mb: await rssMb(auth.pid) });
-      samples.platform.push({ atMs, mb: await rssMb(platform.pid) });
+      samples.auth.push(await sample(auth));
+      samples.platform.push(await sample(platform));
     }, SAMPLE_EVERY_MS);
     await Promise.all(Array.from({ length: 8 }, worker));
     clearInterval(sampler);
 
+    const mb = (values: number[]) => values.map((v) => v.toFixed(1)).join(' ');
     for (const [name, series] of Object.entries(samples)) {
       process.stdout.write(
-        `soak ${name} rss MB every ${SAMPLE_EVERY_MS / 1000} s: ${series.map((s) => s.mb.toFixed(1)).join(' ')}\n`,
+        `soak ${name} every ${SAMPLE_EVERY_MS / 1000} s, live MB: ${mb(series.map((s) => s.live))}\n` +
+          `soak ${name} every ${SAMPLE_EVERY_MS / 1000} s, rss MB: ${mb(series.map((s) => s.rss))}\n`,
       );
     }
     process.stdout.write(
@@ -173,23 +179,23 @@ describe('soak', () => {
     expect(unexpected.slice(0, 10)).toEqual([]);
     expect(sent).toBeGreaterThan(SOAK_SECONDS * 50);
     for (const [name, series] of Object.entries(samples)) {
-      // GC makes RSS a sawtooth, so compare medians of thirds: the first third is
-      // warm-up (JIT, pools filling), and the last must not sit above the middle one.
-      // V8 may also grow a heap space once, a step after which RSS stays flat; a leak
-      // keeps climbing. So a last third above the middle one fails only while it is
-      // still rising.
-      const third = Math.floor(series.length / 3);
-      const middle = median(series.slice(third, 2 * third).map((s) => s.mb));
-      const last = median(series.slice(2 * third).map((s) => s.mb));
-      const slope = slopePerMinute(series.slice(third));
-      const lastSlope = slopePerMinute(series.slice(2 * third));
+      // Live memory (heap and external after a full GC) is what a leak grows; RSS,
+      // which V8 and malloc keep reserved in steps, is only reported. The first
+      // third is warm-up (JIT, pools filling); the last third's median must stay
+      // within 10% of the middle one's (about 4 MB a minute). The slope is reported,
+      // not judged: live memory may step up once by a megabyte or two (seen on the
+      // platform two minutes in, flat after), which a slope over two minutes cannot
+      // tell from a slow leak.
+      const live = series.map((s) => ({ atMs: s.atMs, mb: s.live }));
+      const third = Math.floor(live.length / 3);
+      const middle = median(live.slice(third, 2 * third).map((s) => s.mb));
+      const last = median(live.slice(2 * third).map((s) => s.mb));
+      const slope = slopePerMinute(live.slice(third));
       process.stdout.write(
-        `soak ${name}: median ${middle.toFixed(1)} MB in the middle third, ${last.toFixed(1)} MB in the last; slope ${slope.toFixed(2)} MB/min, ${lastSlope.toFixed(2)} in the last third\n`,
+        `soak ${name}: live memory median ${middle.toFixed(1)} MB in the middle third, ${last.toFixed(1)} MB in the last; slope ${slope.toFixed(2)} MB/min after warm-up\n`,
       );
-      const verdict =
-        last < middle * 1.1 ? 'flat' : lastSlope < 1 ? 'stepped, then flat' : 'rising';
-      expect(verdict, `${name}: ${series.map((s) => s.mb.toFixed(0)).join(' ')}`).not.toBe(
-        'rising',
+      expect(last, `${name} live MB: ${mb(live.map((s) => s.mb))}`).toBeLessThanOrEqual(
+        middle * 1.1,
       );
     }
     await Promise.all([authDb.drop(), platformDb.drop()]);
