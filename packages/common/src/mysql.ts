@@ -159,14 +159,15 @@ export function destroyConnection(conn: CorePoolConnection): void {
  * `prepared` sends it as a server-side prepared statement, which the driver
  * keeps per connection: the server parses it once, not on every call. It
  * suits writes, whose answer is only a row count or an id; reads stay on the
- * text protocol, whose value types the callers expect.
+ * text protocol, whose value types the callers expect. `rowsAsArray` gives
+ * each row as an array of its column values instead of an object.
  */
 export function queryWithin<T>(
   pool: Pool,
   timeoutMs: number,
   sql: string,
   values: unknown[],
-  { prepared = false }: { prepared?: boolean } = {},
+  { prepared = false, rowsAsArray = false }: { prepared?: boolean; rowsAsArray?: boolean } = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     pool.pool.getConnection((connectError, conn) => {
@@ -194,8 +195,8 @@ export function queryWithin<T>(
         else conn.release();
         reject(err);
       };
-      if (prepared) conn.execute({ sql, values }, done);
-      else conn.query({ sql, values }, done);
+      if (prepared) conn.execute({ sql, values, rowsAsArray }, done);
+      else conn.query({ sql, values, rowsAsArray }, done);
     });
   });
 }

@@ -101,6 +101,24 @@ describe('createMysqlPool and migrate', () => {
     }
   });
 
+  it.each([
+    ['a text query', false],
+    ['a prepared statement', true],
+  ])('gives the rows of %s as arrays of column values when asked', async (_kind, prepared) => {
+    const pool = await createMysqlPool(db.settings);
+    try {
+      const sql = 'SELECT ? AS n, CAST(? AS BINARY) AS bytes';
+      expect(await queryWithin(pool, 2000, sql, [1, 'é'], { prepared, rowsAsArray: true })).toEqual(
+        [[1, Buffer.from('é')]],
+      );
+      expect(await queryWithin(pool, 2000, sql, [1, 'é'], { prepared })).toEqual([
+        { n: 1, bytes: Buffer.from('é') },
+      ]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('runs a prepared write and tells its errors as the text protocol does', async () => {
     const pool = await createMysqlPool(db.settings);
     try {

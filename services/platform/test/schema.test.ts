@@ -153,6 +153,10 @@ describe('list queries on 20,000 orders', () => {
         seen.push({ sql, values });
         return db.select(sql, values);
       },
+      selectJson: (sql, values = []) => {
+        seen.push({ sql, values });
+        return db.selectJson(sql, values);
+      },
       lookupThenStream: (lookup, list) => {
         seen.push(lookup, list);
         return db.lookupThenStream(lookup, list);

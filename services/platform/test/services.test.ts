@@ -269,6 +269,29 @@ describe('GET /api/service/list', () => {
     expect(res.body).toEqual({ code: 400, message: '获取失败', error: text });
   });
 
+  it('writes every character of every text as JSON carries it, as the page does', async () => {
+    const awkward = '引号"反斜杠\\换行\n制表\t控制\u0001\u001f表情😀</script>&\'\u2028/';
+    const odd = await addMerchant(t.app, { name: awkward });
+    await addService(t.app, odd, { name: awkward, category: awkward, image_url: awkward });
+    await addService(t.app, merchantId, { image_url: null, price: '0.5' });
+    for (const query of ['', `?category=${encodeURIComponent(awkward)}`]) {
+      const whole = await request(t.app).get(`/api/service/list${query}`);
+      const page = await request(t.app).get(
+        `/api/service/list${query}${query ? '&' : '?'}page=1&pageSize=100`,
+      );
+      expect(whole.headers['content-type']).toBe(page.headers['content-type']);
+      expect(whole.body).toEqual(page.body);
+      expect(whole.body.data[0]).toMatchObject({
+        name: awkward,
+        category: awkward,
+        image_url: awkward,
+        merchant_name: awkward,
+      });
+    }
+    const none = await request(t.app).get('/api/service/list?category=nothing');
+    expect(none.text).toBe('{"code":200,"message":"获取成功","data":[]}');
+  });
+
   it('shows merchant_name null for a service whose merchant row is missing', async () => {
     const id = await addService(t.app, merchantId);
     const conn = await t.pool.getConnection();

@@ -14,6 +14,7 @@ import { STORAGE_ERROR } from '../http/messages.js';
 
 /** ER_NO_REFERENCED_ROW and ER_NO_REFERENCED_ROW_2: a foreign key points at no row. */
 const MISSING_REFERENCE = new Set([1216, 1452]);
+const COMMA = Buffer.from(',');
 
 export interface Statement {
   sql: string;
@@ -27,6 +28,11 @@ export interface Statement {
  */
 export interface Database {
   select<T>(sql: string, values?: unknown[]): Promise<T[]>;
+  /**
+   * Rows of one binary column, each the JSON text of a row as the SQL wrote
+   * it, joined by commas: the inside of a JSON array, never decoded here.
+   */
+  selectJson(sql: string, values?: unknown[]): Promise<Buffer>;
   /**
    * `lookup`'s rows, then `list`'s rows in batches as the server sends them,
    * both read in one read-only snapshot, so the list sees the data the lookup
@@ -45,8 +51,11 @@ export interface Database {
 }
 
 export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
-  const run = <T>(sql: string, values: unknown[], prepared = false) =>
-    queryWithin<T>(pool, queryTimeoutMs, sql, values, { prepared });
+  const run = <T>(
+    sql: string,
+    values: unknown[],
+    options?: { prepared?: boolean; rowsAsArray?: boolean },
+  ) => queryWithin<T>(pool, queryTimeoutMs, sql, values, options);
 
   async function guarded<T>(work: Promise<T>, missingReference?: string): Promise<T> {
     try {
@@ -109,13 +118,25 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
 
   return {
     select: <T>(sql: string, values: unknown[] = []) => guarded(run<T[]>(sql, values)),
+    async selectJson(sql, values = []) {
+      const rows = await guarded(run<[Buffer][]>(sql, values, { rowsAsArray: true }));
+      const parts: Buffer[] = [];
+      for (const [json] of rows) {
+        if (parts.length > 0) parts.push(COMMA);
+        parts.push(json);
+      }
+      return Buffer.concat(parts);
+    },
     lookupThenStream,
     async insert(sql, values, missingReference) {
-      const result = await guarded(run<ResultSetHeader>(sql, values, true), missingReference);
+      const result = await guarded(
+        run<ResultSetHeader>(sql, values, { prepared: true }),
+        missingReference,
+      );
       return result.insertId;
     },
     async update(sql, values) {
-      const result = await guarded(run<ResultSetHeader>(sql, values, true));
+      const result = await guarded(run<ResultSetHeader>(sql, values, { prepared: true }));
       return result.affectedRows;
     },
   };

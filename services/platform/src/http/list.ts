@@ -59,8 +59,8 @@ export function toPage(query: { page?: number; pageSize?: number }): Page | unde
  * Answers a list; a page also carries the list's total in X-Total-Count.
  *
  * A whole list first takes one of `wholeLists`' slots (or is answered 503 with
- * Retry-After when the line stops moving). Rows read whole give the slot back
- * as soon as MySQL has sent them; a streamed list holds it, with its
+ * Retry-After when the line stops moving). A list read whole (rows, or their
+ * JSON text) gives the slot back as soon as MySQL has sent it; a streamed list holds it, with its
  * connection, until the answer is sent or the client is gone, and says
  * while it waits for its client to take more.
  */
@@ -85,6 +85,9 @@ export async function sendList<Row>(
     if (Array.isArray(rows)) {
       slot.release();
       res.json(messageBody(200, LISTED, rows));
+    } else if (Buffer.isBuffer(rows)) {
+      slot.release();
+      res.type('json').send(Buffer.concat([LIST_HEAD, rows, LIST_TAIL]));
     } else {
       await writeList(res, rows, slot);
     }
