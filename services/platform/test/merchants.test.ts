@@ -109,6 +109,22 @@ describe('GET /api/merchant/list', () => {
     expect(res.body.data[0].create_time).toBe(stored.create_time.toISOString());
   });
 
+  it('writes every character of every text as JSON carries it, as the page does', async () => {
+    const awkward = '引号"反斜杠\\换行\n制表\t控制\u0001\u001f表情😀</script>&\'\u2028/';
+    await addMerchant(t.app, { name: awkward, address: awkward, phone: '"\\\n😀' });
+    await addMerchant(t.app);
+    const whole = await request(t.app).get('/api/merchant/list');
+    const page = await request(t.app).get('/api/merchant/list?page=1&pageSize=100');
+    expect(whole.headers['content-type']).toBe(page.headers['content-type']);
+    expect(whole.body).toEqual(page.body);
+    expect(whole.body.data[0]).toMatchObject({
+      name: awkward,
+      address: awkward,
+      phone: '"\\\n😀',
+    });
+    expect(whole.body.data).toHaveLength(2);
+  });
+
   it('answers a page with the total in X-Total-Count', async () => {
     const ids = [];
     for (let i = 1; i <= 5; i++) ids.push(await addMerchant(t.app, { name: `m${i}` }));
