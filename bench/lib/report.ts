@@ -13,6 +13,7 @@ export interface ResultRow {
   rss_mb: number;
   baseline: string | null;
   baseline_rps: number | null;
+  /** Ours over the baseline; measured in turns, the median of each round's ratio (pairedRatio). */
   ratio: number | null;
   target: string;
   met: boolean | null;
@@ -23,8 +24,7 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
 export function row(
   fields: Omit<ResultRow, 'ratio' | 'config'> & { ratio?: number | null; config?: string },
 ): ResultRow {
-  const ratio =
-    fields.ratio ?? (fields.baseline_rps ? round(fields.rps / fields.baseline_rps) : null);
+  const ratio = fields.ratio ?? (fields.baseline_rps ? fields.rps / fields.baseline_rps : null);
   return {
     ...fields,
     config: fields.config ?? SHIPPED_DEFAULTS,
@@ -33,7 +33,7 @@ export function row(
     p99_ms: round(fields.p99_ms),
     rss_mb: round(fields.rss_mb, 1),
     baseline_rps: fields.baseline_rps === null ? null : round(fields.baseline_rps, 1),
-    ratio,
+    ratio: ratio === null ? null : round(ratio),
   };
 }
 

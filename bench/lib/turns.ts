@@ -5,12 +5,21 @@ export interface Measured extends LoadResult {
   rss: number;
 }
 
-/** Runs the variants in turns (A B C A B C) so drift on a shared machine hits them alike. */
+/** A variant's measurements over the rounds: their means, and each round's throughput. */
+interface Turned extends Measured {
+  roundRps: number[];
+}
+
+/**
+ * Runs the variants in turns, each round in the reverse order of the one
+ * before (A B C, C B A, A B C), so drift on a shared machine and the place in
+ * a round hit them alike.
+ */
 export async function inTurns(
   rounds: number,
   variants: (() => Promise<Measured>)[],
-): Promise<Measured[]> {
-  const sums = variants.map(() => ({
+): Promise<Turned[]> {
+  const sums: Turned[] = variants.map(() => ({
     rps: 0,
     p50: 0,
     p99: 0,
@@ -18,17 +27,35 @@ export async function inTurns(
     requests: 0,
     errors: 0,
     non2xx: 0,
+    roundRps: [],
   }));
   for (let round = 0; round < rounds; round++) {
-    for (const [i, variant] of variants.entries()) {
-      const result = await variant();
-      const sum = sums[i]!;
+    const order = [...variants.keys()];
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      const result = await (variants[i] as () => Promise<Measured>)();
+      const sum = sums[i] as Turned;
       sum.rps += result.rps / rounds;
       sum.p50 += result.p50 / rounds;
       sum.p99 += result.p99 / rounds;
       sum.rss = Math.max(sum.rss, result.rss);
       sum.requests += result.requests;
+      sum.roundRps.push(result.rps);
     }
   }
   return sums;
+}
+
+/**
+ * The median over rounds of `a`'s throughput over `b`'s. Each pair was measured
+ * moments apart, so a round the machine slowed down for both cancels out, and
+ * one disturbed measurement moves the median less than it moves a mean.
+ */
+export function pairedRatio(a: Turned, b: Turned): number {
+  const ratios = a.roundRps.map((rps, round) => rps / (b.roundRps[round] as number));
+  ratios.sort((x, y) => x - y);
+  const mid = Math.floor(ratios.length / 2);
+  return ratios.length % 2
+    ? (ratios[mid] as number)
+    : ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2;
 }

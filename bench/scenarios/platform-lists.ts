@@ -12,7 +12,7 @@ import {
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { type RunningServer, repoRoot, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
-import { inTurns, type Measured } from '../lib/turns.js';
+import { inTurns, type Measured, pairedRatio } from '../lib/turns.js';
 
 const ORDERS = 100_000;
 const OURS = `bench_platform_${ORDERS}`;
@@ -126,12 +126,12 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
   try {
     for (const c of cases) {
       progress(`platform: ${c.name}`);
-      const [base, mine] = await inTurns(settings.quick ? 1 : 2, [
+      const [base, mine] = await inTurns(settings.quick ? 1 : 3, [
         () => measure(legacy, c, settings),
         () => measure(ours, c, settings),
       ]);
       if (!base || !mine) throw new Error(`${c.name}: measurements missing`);
-      const ratio = mine.rps / base.rps;
+      const ratio = pairedRatio(mine, base);
       rows.push(
         row({
           scenario: `platform: ${c.name}`,
@@ -141,6 +141,7 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
           rss_mb: mine.rss,
           baseline: 'old server (express + mysql2, no LIMIT)',
           baseline_rps: base.rps,
+          ratio,
           target: targetOf(c),
           met: c.name === 'order create' ? ratio >= 1.1 : ratio >= 1.2,
         }),

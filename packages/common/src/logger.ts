@@ -31,11 +31,10 @@ interface LoggerSettings {
 
 /**
  * stdout written synchronously, one write(2) per line, through pino's own
- * destination (SonicBoom). pino's default is the asynchronous one with no
- * buffer (each line its own write handed to the thread pool). On order create,
- * with the log going to a file, neither that nor an asynchronous 4 KiB buffer
- * (nor a synchronous one) cost measurably less CPU per request than this: the
- * line's cost was its redaction, not its write (bench/NOTES-issue17.md). So
+ * destination (SonicBoom). On order create, with the log going to a file,
+ * pino's asynchronous destination, alone or with a 4 KiB buffer, cost no less
+ * CPU per request than this beyond the machine's noise (interleaved runs,
+ * README "Benchmarks"): the line's cost is in making it, not writing it. So
  * the simplest wins: a line is in the file when the call returns, and no exit,
  * crash or kill can lose one.
  */
