@@ -52,10 +52,13 @@ export async function inTurns(
  * one disturbed measurement moves the median less than it moves a mean.
  */
 export function pairedRatio(a: Turned, b: Turned): number {
-  const ratios = a.roundRps.map((rps, round) => rps / (b.roundRps[round] as number));
-  ratios.sort((x, y) => x - y);
-  const mid = Math.floor(ratios.length / 2);
-  return ratios.length % 2
-    ? (ratios[mid] as number)
-    : ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2;
+  return median(a.roundRps.map((rps, round) => rps / (b.roundRps[round] as number)));
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
