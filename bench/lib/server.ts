@@ -16,8 +16,18 @@ export interface RunningServer {
   settle(path?: string): Promise<void>;
   /** Highest resident set size seen since start or the last reset, in MiB. */
   peakRssMb(): number;
+  /** CPU time (user and system) the process has spent since it started, in seconds. */
+  cpuSeconds(): Promise<number>;
   resetPeak(): void;
   stop(): Promise<void>;
+}
+
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
 }
 
 async function rssMb(pid: number): Promise<number> {
@@ -91,6 +101,7 @@ export async function startServer(options: {
       }
     },
     peakRssMb: () => Math.round(peak * 10) / 10,
+    cpuSeconds: () => cpuSeconds(child.pid as number),
     resetPeak: () => {
       peak = 0;
       sample();
