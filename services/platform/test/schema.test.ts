@@ -162,6 +162,8 @@ describe('list queries on 20,000 orders', () => {
         return db.lookupThenStream(lookup, list);
       },
       insert: db.insert,
+      insertRows: db.insertRows,
+      connections: db.connections,
       update: db.update,
     };
     const orders = orderRepository(recording);

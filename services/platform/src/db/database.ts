@@ -46,6 +46,13 @@ export interface Database {
   ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
   /** Returns the new row's id; `missingReference` is the text for a foreign key that finds no row. */
   insert(sql: string, values: unknown[], missingReference?: string): Promise<number>;
+  /**
+   * One INSERT of every row (`sql` ends at VALUES; a group of placeholders per
+   * row is added here). Returns the rows' ids in order.
+   */
+  insertRows(sql: string, rows: unknown[][], missingReference?: string): Promise<number[]>;
+  /** The pool's connections: how many statements can run at once. */
+  connections: number;
   /** Returns the number of rows the statement matched. */
   update(sql: string, values: unknown[]): Promise<number>;
 }
@@ -64,6 +71,26 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       throw storeFailure(err, missingReference);
     }
   }
+
+  let idStep: Promise<number> | undefined;
+  /**
+   * InnoDB reserves the ids of an INSERT whose row count it knows in one step,
+   * in every innodb_autoinc_lock_mode, so the rows of one statement get
+   * consecutive ids, auto_increment_increment apart, from the first (the
+   * insertId). That setting is read once (per-session changes are not followed).
+   */
+  const autoIncrementStep = () => {
+    idStep ??= guarded(
+      run<{ step: number }[]>('SELECT @@auto_increment_increment AS step', []),
+    ).then(
+      ([row]) => Number(row?.step ?? 1),
+      (err) => {
+        idStep = undefined;
+        throw err;
+      },
+    );
+    return idStep;
+  };
 
   async function lookupThenStream<L, R>(lookup: Statement, list: Statement) {
     // The driver's own pool: only its connections stream rows.
@@ -135,6 +162,16 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       );
       return result.insertId;
     },
+    async insertRows(sql, rows, missingReference) {
+      const step = rows.length > 1 ? await autoIncrementStep() : 1;
+      const groups = rows.map((row) => `(${row.map(() => '?').join(', ')})`).join(', ');
+      const result = await guarded(
+        run<ResultSetHeader>(`${sql} ${groups}`, rows.flat(), { prepared: true }),
+        missingReference,
+      );
+      return rows.map((_row, i) => result.insertId + i * step);
+    },
+    connections: pool.pool.config.connectionLimit ?? 10,
     async update(sql, values) {
       const result = await guarded(run<ResultSetHeader>(sql, values, { prepared: true }));
       return result.affectedRows;

@@ -2,6 +2,7 @@ import { AppError } from '@svc/common';
 import type { z } from 'zod';
 import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import type { Database } from '../db/database.js';
+import { insertBatches } from '../db/insert-batches.js';
 import { isoTime } from '../db/iso-time.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
 import type { NewOrder, orderRow } from './order.schema.js';
@@ -54,6 +55,10 @@ function where(status: number | undefined) {
 export const ORDER_TOTALS = { floor: 10_000, ttlMs: 1000 };
 
 export function orderRepository(db: Database, totals: CachedCounts = cachedCounts(ORDER_TOTALS)) {
+  const newOrders = insertBatches(db, {
+    sql: 'INSERT INTO orders (service_id, user_name, user_phone) VALUES',
+    concurrency: db.connections,
+  });
   const reads = {
     /**
      * Every order, newest first, as JSON text in batches of rows: the whole
@@ -131,10 +136,12 @@ export function orderRepository(db: Database, totals: CachedCounts = cachedCount
       if (!found) throw new AppError(404, `order ${id} does not exist`);
     },
 
-    /** Only the order is written: no stock change, no price capture. */
+    /**
+     * Only the order is written: no stock change, no price capture. Orders
+     * created at the same moment share an INSERT (db/insert-batches.ts).
+     */
     async insert(order: NewOrder): Promise<number> {
-      const id = await db.insert(
-        'INSERT INTO orders (service_id, user_name, user_phone) VALUES (?, ?, ?)',
+      const id = await newOrders(
         [order.service_id, order.user_name, order.user_phone],
         `service ${order.service_id} does not exist`,
       );

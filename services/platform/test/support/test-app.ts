@@ -9,7 +9,13 @@ import {
   type ResultSetHeader,
   type RowDataPacket,
 } from '@svc/common';
-import { type CapturedLogs, captureLogs, createTestDatabase, recordResponses } from '@svc/test-kit';
+import {
+  type CapturedLogs,
+  captureLogs,
+  createTestDatabase,
+  type MysqlSettings,
+  recordResponses,
+} from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
@@ -26,6 +32,8 @@ export interface TestApp {
   /** With `withMetrics`: the app's metrics, over its own pool. */
   metrics?: Metrics;
   pool: Pool;
+  /** Where `pool` connects: the database of this test file. */
+  settings: MysqlSettings;
   logs: CapturedLogs<Logger>;
   /** Rows now in each table. */
   counts(): Promise<{ merchants: number; services: number; orders: number }>;
@@ -49,6 +57,7 @@ export async function createTestApp(
     app,
     metrics,
     pool,
+    settings: database.settings,
     logs,
     async counts() {
       const [rows] = await pool.query<RowDataPacket[]>(

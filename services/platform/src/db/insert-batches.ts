@@ -1,0 +1,93 @@
+import { StoreUnavailableError } from '@svc/common';
+import type { Database } from './database.js';
+
+interface WaitingRow {
+  values: unknown[];
+  missingReference: string;
+  resolve: (id: number) => void;
+  reject: (err: unknown) => void;
+}
+
+interface InsertBatchOptions {
+  /** The INSERT up to VALUES: `INSERT INTO orders (service_id, user_name, user_phone) VALUES`. */
+  sql: string;
+  /** Statements running at once; rows that arrive while all of them run wait for the next. */
+  concurrency: number;
+  /** Rows in one statement at most. */
+  maxRows?: number;
+}
+
+/** What a full line of waiting rows answers, as a full pool queue does: the store is overloaded. */
+const LINE_FULL = 'Queue limit reached.';
+
+/**
+ * INSERTs into one table that share a statement when they arrive together.
+ * A row that finds a statement free is written at once, alone; rows that
+ * arrive while `concurrency` statements run wait, and the first to end hands
+ * its turn to all of them (up to `maxRows`) as one multi-row INSERT: one round
+ * trip, one commit and one redo-log flush instead of one each. Nothing waits
+ * on a timer.
+ *
+ * A shared statement is atomic. When it fails because the server is out of
+ * reach, every row gets that failure (a statement that timed out may still
+ * commit, so none is written again). When it fails for anything else, such as
+ * one row naming a missing service, nothing of it was written: each row is
+ * then written alone and gets its own answer.
+ *
+ * At most one turn of every statement (`concurrency` x `maxRows` rows) waits;
+ * a row beyond that is refused at once as store-unavailable, as the pool's
+ * own queue refuses a query, so a hung server cannot pile up waiting rows.
+ */
+export function insertBatches(
+  db: Database,
+  { sql, concurrency, maxRows = 32 }: InsertBatchOptions,
+) {
+  const waiting: WaitingRow[] = [];
+  let running = 0;
+
+  async function write(rows: WaitingRow[]): Promise<void> {
+    if (rows.length > 1) {
+      try {
+        const ids = await db.insertRows(
+          sql,
+          rows.map((row) => row.values),
+        );
+        for (const [i, row] of rows.entries()) row.resolve(ids[i] as number);
+        return;
+      } catch (err) {
+        if (err instanceof StoreUnavailableError) {
+          for (const row of rows) row.reject(err);
+          return;
+        }
+      }
+    }
+    await Promise.all(
+      rows.map((row) =>
+        db
+          .insertRows(sql, [row.values], row.missingReference)
+          .then(([id]) => row.resolve(id as number), row.reject),
+      ),
+    );
+  }
+
+  function startWaiting(): void {
+    while (running < concurrency && waiting.length > 0) {
+      running += 1;
+      write(waiting.splice(0, maxRows)).finally(() => {
+        running -= 1;
+        startWaiting();
+      });
+    }
+  }
+
+  /** Writes one row; resolves to its id. `missingReference` is its text for a foreign key that finds no row. */
+  return (values: unknown[], missingReference: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      if (waiting.length >= concurrency * maxRows) {
+        reject(new StoreUnavailableError('mysql', new Error(LINE_FULL)));
+        return;
+      }
+      waiting.push({ values, missingReference, resolve, reject });
+      startWaiting();
+    });
+}
