@@ -147,7 +147,7 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
         }),
       );
       progress(
-        `  ours ${mine.rps.toFixed(0)} rps (p50 ${mine.p50} ms, ${mine.rss} MB) vs old ${base.rps.toFixed(0)} rps (p50 ${base.p50} ms, ${base.rss} MB)`,
+        `  ours ${mine.rps.toFixed(0)} rps (p50 ${mine.p50.toFixed(1)} ms, ${mine.rss} MB) vs old ${base.rps.toFixed(0)} rps (p50 ${base.p50.toFixed(1)} ms, ${base.rss} MB)`,
       );
     }
   } finally {
