@@ -21,6 +21,7 @@ import { serviceRouter } from './offerings/service.router.js';
 import { platformDocument } from './openapi.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRouter } from './orders/order.router.js';
+import { platformMetrics } from './platform-metrics.js';
 
 export interface AppDeps {
   pool: Pool;
@@ -52,7 +53,9 @@ export function createApp(deps: AppDeps): Express {
 
   const app = createBaseApp({ logger, metrics: deps.metrics, metricsRoute: deps.metricsRoute });
   app.use(undecodableSegmentsLiterally);
-  app.use(orderRouter(orderRepository(db), routerDeps()));
+  const orders = orderRepository(db);
+  if (deps.metrics) platformMetrics(deps.metrics.registry, orders);
+  app.use(orderRouter(orders, routerDeps()));
   app.use(merchantRouter(merchantRepository(db), routerDeps()));
   app.use(serviceRouter(serviceRepository(db), routerDeps()));
   app.use(healthRouter({ mysql: () => db.select('SELECT 1') }, NOT_READY));

@@ -1,7 +1,13 @@
 import { parsePrometheusText, sampleValue } from '@svc/test-kit';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMerchant, createTestApp, type TestApp } from './support/test-app.js';
+import {
+  addMerchant,
+  addService,
+  createTestApp,
+  orderInput,
+  type TestApp,
+} from './support/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -83,5 +89,37 @@ describe('GET /metrics on the platform', () => {
     } finally {
       held.release();
     }
+  });
+
+  it('shows new orders waiting for a connection to share an INSERT', async () => {
+    const serviceId = await addService(t.app, await addMerchant(t.app));
+    const connections = t.pool.pool.config.connectionLimit ?? 10;
+    const held = await Promise.all(
+      Array.from({ length: connections }, () => t.pool.getConnection()),
+    );
+    const gauges = async () => {
+      const samples = await scrape();
+      return {
+        waiting: sampleValue(samples, 'mysql_insert_rows_waiting'),
+        queued: sampleValue(samples, 'mysql_pool_connections', { state: 'queued' }),
+      };
+    };
+    let created: Promise<request.Response[]> | undefined;
+    try {
+      expect(await gauges()).toEqual({ waiting: 0, queued: 0 });
+      // One INSERT per connection waits in the pool's queue; the order after them waits in line.
+      created = Promise.all(
+        Array.from({ length: connections + 1 }, () =>
+          request(t.app)
+            .post('/api/order/create')
+            .send({ ...orderInput, service_id: serviceId }),
+        ),
+      );
+      await expect.poll(gauges).toEqual({ waiting: 1, queued: connections });
+    } finally {
+      for (const connection of held) connection.release();
+    }
+    for (const res of await created) expect(res.body).toMatchObject({ code: 200 });
+    expect(await gauges()).toEqual({ waiting: 0, queued: 0 });
   });
 });

@@ -80,14 +80,18 @@ export function insertBatches(
     }
   }
 
-  /** Writes one row; resolves to its id. `missingReference` is its text for a foreign key that finds no row. */
-  return (values: unknown[], missingReference: string): Promise<number> =>
-    new Promise((resolve, reject) => {
-      if (waiting.length >= concurrency * maxRows) {
-        reject(new StoreUnavailableError('mysql', new Error(LINE_FULL)));
-        return;
-      }
-      waiting.push({ values, missingReference, resolve, reject });
-      startWaiting();
-    });
+  return {
+    /** Writes one row; resolves to its id. `missingReference` is its text for a foreign key that finds no row. */
+    insert: (values: unknown[], missingReference: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        if (waiting.length >= concurrency * maxRows) {
+          reject(new StoreUnavailableError('mysql', new Error(LINE_FULL)));
+          return;
+        }
+        waiting.push({ values, missingReference, resolve, reject });
+        startWaiting();
+      }),
+    /** Rows waiting for a turn (a metric: they wait for a connection, as the pool's queue does). */
+    waiting: (): number => waiting.length,
+  };
 }

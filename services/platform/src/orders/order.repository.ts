@@ -141,13 +141,16 @@ export function orderRepository(db: Database, totals: CachedCounts = cachedCount
      * created at the same moment share an INSERT (db/insert-batches.ts).
      */
     async insert(order: NewOrder): Promise<number> {
-      const id = await newOrders(
+      const id = await newOrders.insert(
         [order.service_id, order.user_name, order.user_phone],
         `service ${order.service_id} does not exist`,
       );
       totals.clear();
       return id;
     },
+
+    /** New orders waiting for a turn to be written (see insert). */
+    insertsWaiting: newOrders.waiting,
   };
 }
 
