@@ -1,5 +1,5 @@
-import { AppError, type Pool, StoreUnavailableError } from '@svc/common';
-import { freePort } from '@svc/test-kit';
+import { AppError, createMysqlPool, migrate, type Pool, StoreUnavailableError } from '@svc/common';
+import { createTestDatabase, freePort, startMariaDbServer } from '@svc/test-kit';
 import mysql from 'mysql2/promise';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import {
   type TestApp,
 } from './support/test-app.js';
 
-const SQL = 'INSERT INTO orders (service_id, user_name, user_phone) VALUES';
+const ORDERS = { table: 'orders', columns: ['service_id', 'user_name', 'user_phone'] };
 const MISSING = 999_999;
 
 let t: TestApp;
@@ -60,7 +60,7 @@ async function expectRowsOf(ids: number[], sent: string[]) {
 describe('insertBatches', () => {
   it('writes a row that finds a statement free at once, and the rows that wait in one statement, each with its own id', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { sql: SQL, concurrency: 1 });
+    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1 });
     const sent = names(10);
     const ids = await Promise.all(sent.map((name) => insert(row(serviceId, name), 'unused')));
     expect(statements).toEqual([1, 9]);
@@ -69,7 +69,7 @@ describe('insertBatches', () => {
 
   it('never puts more than maxRows rows in one statement', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { sql: SQL, concurrency: 2, maxRows: 4 });
+    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 2, maxRows: 4 });
     const sent = names(10);
     const ids = await Promise.all(sent.map((name) => insert(row(serviceId, name), 'unused')));
     expect(statements).toEqual([1, 1, 4, 4]);
@@ -78,7 +78,7 @@ describe('insertBatches', () => {
 
   it('refuses at once, as store-unavailable, a row beyond one turn of waiting rows', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { sql: SQL, concurrency: 1, maxRows: 2 });
+    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1, maxRows: 2 });
     const sent = names(5);
     const results = await Promise.allSettled(
       sent.map((name) => insert(row(serviceId, name), 'unused')),
@@ -100,7 +100,7 @@ describe('insertBatches', () => {
 
   it('fails only the row that names a missing service; the others of its statement are written alone', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { sql: SQL, concurrency: 1 });
+    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1 });
     const services = [serviceId, serviceId, MISSING, serviceId];
     const sent = names(4);
     const results = await Promise.allSettled(
@@ -123,7 +123,7 @@ describe('insertBatches', () => {
       conn.query('SET SESSION auto_increment_increment = 3');
     });
     try {
-      const { insert } = insertBatches(createDatabase(pool), { sql: SQL, concurrency: 1 });
+      const { insert } = insertBatches(createDatabase(pool), { ...ORDERS, concurrency: 1 });
       const sent = names(6);
       const ids = await Promise.all(sent.map((name) => insert(row(serviceId, name), 'unused')));
       const batch = ids.slice(1);
@@ -143,7 +143,7 @@ describe('insertBatches', () => {
     });
     try {
       const { db, statements } = countedDatabase(pool);
-      const { insert } = insertBatches(db, { sql: SQL, concurrency: 1 });
+      const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1 });
       const results = await Promise.allSettled(
         names(5).map((name) => insert(row(serviceId, name), 'unused')),
       );

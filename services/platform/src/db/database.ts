@@ -46,10 +46,7 @@ export interface Database {
   ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
   /** Returns the new row's id; `missingReference` is the text for a foreign key that finds no row. */
   insert(sql: string, values: unknown[], missingReference?: string): Promise<number>;
-  /**
-   * One INSERT of every row (`sql` ends at VALUES; a group of placeholders per
-   * row is added here). Returns the rows' ids in order.
-   */
+  /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
   insertRows(sql: string, rows: unknown[][], missingReference?: string): Promise<number[]>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
@@ -164,9 +161,8 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     },
     async insertRows(sql, rows, missingReference) {
       const step = rows.length > 1 ? await autoIncrementStep() : 1;
-      const groups = rows.map((row) => `(${row.map(() => '?').join(', ')})`).join(', ');
       const result = await guarded(
-        run<ResultSetHeader>(`${sql} ${groups}`, rows.flat(), { prepared: true }),
+        run<ResultSetHeader>(sql, rows.flat(), { prepared: true }),
         missingReference,
       );
       return rows.map((_row, i) => result.insertId + i * step);

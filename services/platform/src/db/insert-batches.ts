@@ -9,16 +9,14 @@ interface WaitingRow {
 }
 
 interface InsertBatchOptions {
-  /** The INSERT up to VALUES: `INSERT INTO orders (service_id, user_name, user_phone) VALUES`. */
-  sql: string;
+  table: string;
+  /** The columns each row gives, in the order of its values. */
+  columns: string[];
   /** Statements running at once; rows that arrive while all of them run wait for the next. */
   concurrency: number;
   /** Rows in one statement at most. */
   maxRows?: number;
 }
-
-/** What a full line of waiting rows answers, as a full pool queue does: the store is overloaded. */
-const LINE_FULL = 'Queue limit reached.';
 
 /**
  * INSERTs into one table that share a statement when they arrive together.
@@ -40,16 +38,22 @@ const LINE_FULL = 'Queue limit reached.';
  */
 export function insertBatches(
   db: Database,
-  { sql, concurrency, maxRows = 32 }: InsertBatchOptions,
+  { table, columns, concurrency, maxRows = 32 }: InsertBatchOptions,
 ) {
   const waiting: WaitingRow[] = [];
   let running = 0;
+  const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
+  const group = `(${columns.map(() => '?').join(', ')})`;
+  /** The statement text for each row count, made once. */
+  const statements: string[] = [];
+  const statementFor = (rows: number) =>
+    (statements[rows] ??= head + new Array(rows).fill(group).join(', '));
 
   async function write(rows: WaitingRow[]): Promise<void> {
     if (rows.length > 1) {
       try {
         const ids = await db.insertRows(
-          sql,
+          statementFor(rows.length),
           rows.map((row) => row.values),
         );
         for (const [i, row] of rows.entries()) row.resolve(ids[i] as number);
@@ -64,7 +68,7 @@ export function insertBatches(
     await Promise.all(
       rows.map((row) =>
         db
-          .insertRows(sql, [row.values], row.missingReference)
+          .insertRows(statementFor(1), [row.values], row.missingReference)
           .then(([id]) => row.resolve(id as number), row.reject),
       ),
     );
@@ -85,7 +89,7 @@ export function insertBatches(
     insert: (values: unknown[], missingReference: string): Promise<number> =>
       new Promise((resolve, reject) => {
         if (waiting.length >= concurrency * maxRows) {
-          reject(new StoreUnavailableError('mysql', new Error(LINE_FULL)));
+          reject(new StoreUnavailableError('mysql', new Error(`${table}: too many rows waiting`)));
           return;
         }
         waiting.push({ values, missingReference, resolve, reject });

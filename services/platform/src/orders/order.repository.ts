@@ -56,7 +56,8 @@ export const ORDER_TOTALS = { floor: 10_000, ttlMs: 1000 };
 
 export function orderRepository(db: Database, totals: CachedCounts = cachedCounts(ORDER_TOTALS)) {
   const newOrders = insertBatches(db, {
-    sql: 'INSERT INTO orders (service_id, user_name, user_phone) VALUES',
+    table: 'orders',
+    columns: ['service_id', 'user_name', 'user_phone'],
     concurrency: db.connections,
   });
   const reads = {
