@@ -5,13 +5,16 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { insertBatches } from '../src/db/insert-batches.js';
+import { migrationsDir } from '../src/migrations-dir.js';
 import {
   addMerchant,
   addService,
+  createRecordedApp,
   createTestApp,
   orderInput,
   rowOf,
   type TestApp,
+  testLogs,
 } from './support/test-app.js';
 
 const ORDERS = { table: 'orders', columns: ['service_id', 'user_name', 'user_phone'] };
@@ -154,6 +157,49 @@ describe('insertBatches', () => {
       }
     } finally {
       await pool.end();
+    }
+  });
+  it('reads auto_increment_increment again once MySQL is back, after a read that failed', async () => {
+    const server = await startMariaDbServer();
+    const pool = await createMysqlPool({
+      ...(await createTestDatabase(server.url)).settings,
+      connectTimeoutMs: 1000,
+    });
+    try {
+      await migrate(pool, migrationsDir);
+      const app = createRecordedApp({ pool, logger: testLogs('insert-batches').logger });
+      const service = await addService(app, await addMerchant(app));
+      const db = createDatabase(pool, 1500);
+      const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1 });
+      const send = (sent: string[]) =>
+        Promise.allSettled(sent.map((name) => insert(row(service, name), 'unused')));
+
+      await server.stop();
+      // The first row alone, then two together: the shared one reads the step first, and fails.
+      for (const result of await send(names(3))) {
+        expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+      }
+      await server.start();
+      await expect
+        .poll(
+          () =>
+            db.select('SELECT 1').then(
+              () => true,
+              () => false,
+            ),
+          { timeout: 10_000 },
+        )
+        .toBe(true);
+      const sent = names(3);
+      const results = await send(sent);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      const ids = results.map((r) => (r as PromiseFulfilledResult<number>).value);
+      for (const [i, id] of ids.entries()) {
+        expect((await rowOf(pool, 'orders', id)).user_name).toBe(sent[i]);
+      }
+    } finally {
+      await pool.end();
+      await server.destroy();
     }
   });
 });

@@ -94,9 +94,6 @@ describe('GET /metrics on the platform', () => {
   it('shows new orders waiting for a connection to share an INSERT', async () => {
     const serviceId = await addService(t.app, await addMerchant(t.app));
     const connections = t.pool.pool.config.connectionLimit ?? 10;
-    const held = await Promise.all(
-      Array.from({ length: connections }, () => t.pool.getConnection()),
-    );
     const gauges = async () => {
       const samples = await scrape();
       return {
@@ -104,17 +101,19 @@ describe('GET /metrics on the platform', () => {
         queued: sampleValue(samples, 'mysql_pool_connections', { state: 'queued' }),
       };
     };
-    let created: Promise<request.Response[]> | undefined;
+    expect(await gauges()).toEqual({ waiting: 0, queued: 0 });
+    const held = await Promise.all(
+      Array.from({ length: connections }, () => t.pool.getConnection()),
+    );
+    // One INSERT per connection waits in the pool's queue; the order after them waits in line.
+    const created = Promise.all(
+      Array.from({ length: connections + 1 }, () =>
+        request(t.app)
+          .post('/api/order/create')
+          .send({ ...orderInput, service_id: serviceId }),
+      ),
+    );
     try {
-      expect(await gauges()).toEqual({ waiting: 0, queued: 0 });
-      // One INSERT per connection waits in the pool's queue; the order after them waits in line.
-      created = Promise.all(
-        Array.from({ length: connections + 1 }, () =>
-          request(t.app)
-            .post('/api/order/create')
-            .send({ ...orderInput, service_id: serviceId }),
-        ),
-      );
       await expect.poll(gauges).toEqual({ waiting: 1, queued: connections });
     } finally {
       for (const connection of held) connection.release();
