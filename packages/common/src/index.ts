@@ -26,6 +26,7 @@ export {
   queryWithin,
   type ResultSetHeader,
   type RowDataPacket,
+  transactionWithin,
 } from './mysql.js';
 export {
   buildOpenApi,

@@ -149,54 +149,115 @@ export function destroyConnection(conn: CorePoolConnection): void {
   (conn as unknown as { stream: Socket }).stream.destroy();
 }
 
+interface StatementOptions {
+  prepared?: boolean;
+  rowsAsArray?: boolean;
+}
+
 /**
- * One statement on a connection of the pool, bounded by `timeoutMs`. A query
- * that timed out may still be running on the server, so its connection is
- * dropped rather than handed to the next request. (The driver's callback API:
- * its promise wrapper captures a stack trace per call, a tenth of a short
- * request's time.)
- *
- * `prepared` sends it as a server-side prepared statement, which the driver
- * keeps per connection: the server parses it once, not on every call. It
- * suits writes, whose answer is only a row count or an id; reads stay on the
- * text protocol, whose value types the callers expect. `rowsAsArray` gives
- * each row as an array of its column values instead of an object.
+ * One statement on a connection the caller holds, bounded by `timeoutMs`. A
+ * statement that timed out may still be running on the server, so the
+ * connection is destroyed then, as it is after a fatal error; the caller
+ * releases it otherwise. (The driver's callback API: its promise wrapper
+ * captures a stack trace per call, a tenth of a short request's time.)
  */
-export function queryWithin<T>(
+function statementOn<T>(
+  conn: CorePoolConnection,
+  timeoutMs: number,
+  sql: string,
+  values: unknown[],
+  { prepared = false, rowsAsArray = false }: StatementOptions,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    // The driver bounds only text queries; one timer bounds both kinds.
+    const timer = setTimeout(() => {
+      settled = true;
+      destroyConnection(conn);
+      reject(queryTimedOut());
+    }, timeoutMs);
+    const done = (err: QueryError | null, result: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (!err) resolve(result as T);
+      else {
+        if (err.fatal) destroyConnection(conn);
+        reject(err);
+      }
+    };
+    if (prepared) conn.execute({ sql, values, rowsAsArray }, done);
+    else conn.query({ sql, values, rowsAsArray }, done);
+  });
+}
+
+function connectionOf(pool: Pool): Promise<CorePoolConnection> {
+  return new Promise((resolve, reject) =>
+    pool.pool.getConnection((err, conn) => (err ? reject(err) : resolve(conn))),
+  );
+}
+
+/** A connection the driver has not dropped (after a timeout or a fatal error). */
+const usable = (conn: CorePoolConnection) =>
+  !(conn as unknown as { stream: Socket }).stream.destroyed;
+
+/**
+ * One statement on a connection of the pool, bounded by `timeoutMs`; see
+ * statementOn. `prepared` sends it as a server-side prepared statement, which
+ * the driver keeps per connection: the server parses it once, not on every
+ * call. It suits writes, whose answer is only a row count or an id; reads stay
+ * on the text protocol, whose value types the callers expect. `rowsAsArray`
+ * gives each row as an array of its column values instead of an object.
+ */
+export async function queryWithin<T>(
   pool: Pool,
   timeoutMs: number,
   sql: string,
   values: unknown[],
-  { prepared = false, rowsAsArray = false }: { prepared?: boolean; rowsAsArray?: boolean } = {},
+  options: StatementOptions = {},
 ): Promise<T> {
-  return new Promise((resolve, reject) => {
-    pool.pool.getConnection((connectError, conn) => {
-      if (connectError) {
-        reject(connectError);
-        return;
-      }
-      let settled = false;
-      // The driver bounds only text queries; one timer bounds both kinds.
-      const timer = setTimeout(() => {
-        settled = true;
-        destroyConnection(conn);
-        reject(queryTimedOut());
-      }, timeoutMs);
-      const done = (err: QueryError | null, result: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (!err) {
-          conn.release();
-          resolve(result as T);
-          return;
-        }
-        if (err.fatal) destroyConnection(conn);
-        else conn.release();
-        reject(err);
-      };
-      if (prepared) conn.execute({ sql, values, rowsAsArray }, done);
-      else conn.query({ sql, values, rowsAsArray }, done);
-    });
-  });
+  const conn = await connectionOf(pool);
+  try {
+    return await statementOn<T>(conn, timeoutMs, sql, values, options);
+  } finally {
+    if (usable(conn)) conn.release();
+  }
+}
+
+/** Runs statements inside one transaction, each bounded like queryWithin's. */
+type TransactionStatement = <T>(
+  sql: string,
+  values: unknown[],
+  options?: StatementOptions,
+) => Promise<T>;
+
+/**
+ * Runs `work` in one transaction on one connection of the pool: committed when
+ * it resolves, rolled back when it throws. A connection that timed out or
+ * failed is destroyed, which makes the server roll back what it held; a COMMIT
+ * whose answer never came may have committed.
+ */
+export async function transactionWithin<T>(
+  pool: Pool,
+  timeoutMs: number,
+  work: (statement: TransactionStatement) => Promise<T>,
+): Promise<T> {
+  const conn = await connectionOf(pool);
+  const statement: TransactionStatement = (sql, values, options = {}) =>
+    statementOn(conn, timeoutMs, sql, values, options);
+  try {
+    await statement('START TRANSACTION', []);
+    const result = await work(statement);
+    await statement('COMMIT', []);
+    conn.release();
+    return result;
+  } catch (err) {
+    if (usable(conn)) {
+      await statement('ROLLBACK', []).then(
+        () => conn.release(),
+        () => destroyConnection(conn),
+      );
+    }
+    throw err;
+  }
 }

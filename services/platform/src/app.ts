@@ -14,6 +14,8 @@ import { errorHandler, notFound } from './http/errors.js';
 import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
+import { createOnce } from './idempotency/create-once.js';
+import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
 import { merchantRouter } from './merchants/merchant.router.js';
 import { serviceRepository } from './offerings/service.repository.js';
@@ -33,6 +35,8 @@ export interface AppDeps {
   adminToken?: string;
   /** LIST_CONCURRENCY: whole lists of each resource read at once. */
   listConcurrency?: number;
+  /** IDEMPOTENCY_TTL_SECONDS: how long a create's Idempotency-Key is kept. */
+  idempotencyTtlSeconds?: number;
   /** Request and pool metrics; none when absent. */
   metrics?: Metrics;
   /** Serve GET /metrics here (false when METRICS_PORT gives it its own listener). */
@@ -42,6 +46,8 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
   const db = createDatabase(pool, queryTimeoutMs);
+  const keys = idempotencyRepository(db, deps.idempotencyTtlSeconds ?? 86_400);
+  const once = createOnce(keys);
   // Each spec route reads its own body, so a broken one fails in that route's envelope.
   const json = express.json({ limit: `${bodyLimitKb}kb` });
   const admin = adminOnly(adminToken);
@@ -49,15 +55,16 @@ export function createApp(deps: AppDeps): Express {
     wholeLists: createSlots(listConcurrency),
     json,
     adminOnly: admin,
+    createOnce: once,
   });
 
   const app = createBaseApp({ logger, metrics: deps.metrics, metricsRoute: deps.metricsRoute });
   app.use(undecodableSegmentsLiterally);
-  const orders = orderRepository(db);
+  const orders = orderRepository(db, keys);
   if (deps.metrics) platformMetrics(deps.metrics.registry, orders);
   app.use(orderRouter(orders, routerDeps()));
-  app.use(merchantRouter(merchantRepository(db), routerDeps()));
-  app.use(serviceRouter(serviceRepository(db), routerDeps()));
+  app.use(merchantRouter(merchantRepository(db, keys), routerDeps()));
+  app.use(serviceRouter(serviceRepository(db, keys), routerDeps()));
   app.use(healthRouter({ mysql: () => db.select('SELECT 1') }, NOT_READY));
   app.use(docsRouter(platformDocument));
   app.use(notFound);

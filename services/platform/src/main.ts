@@ -11,6 +11,9 @@ import {
 } from '@svc/common';
 import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
+import { createDatabase } from './db/database.js';
+import { idempotencyRepository } from './idempotency/idempotency.repository.js';
+import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
 
 await runService('platform', async () => {
@@ -29,6 +32,7 @@ await runService('platform', async () => {
     queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
     adminToken: config.PLATFORM_ADMIN_TOKEN,
     listConcurrency: config.LIST_CONCURRENCY,
+    idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
   });
   const { server, closeMetrics } = await serve(app, config, logger, metrics);
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
@@ -38,11 +42,19 @@ await runService('platform', async () => {
       "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",
     );
   }
+  const keys = idempotencyRepository(
+    createDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS),
+    config.IDEMPOTENCY_TTL_SECONDS,
+  );
+  const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,
       logger,
-      close: () => Promise.all([pool.end(), closeMetrics()]),
+      close: () => {
+        stopSweeping();
+        return Promise.all([pool.end(), closeMetrics()]);
+      },
     }),
   );
 });

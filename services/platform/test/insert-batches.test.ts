@@ -5,6 +5,10 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { insertBatches } from '../src/db/insert-batches.js';
+import {
+  type IdempotencyRepository,
+  idempotencyRepository,
+} from '../src/idempotency/idempotency.repository.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import {
   addMerchant,
@@ -17,13 +21,15 @@ import {
   testLogs,
 } from './support/test-app.js';
 
-const ORDERS = { table: 'orders', columns: ['service_id', 'user_name', 'user_phone'] };
+const ORDER_COLUMNS = { table: 'orders', columns: ['service_id', 'user_name', 'user_phone'] };
+let ORDERS: typeof ORDER_COLUMNS & { keep: IdempotencyRepository['keep'] };
 const MISSING = 999_999;
 
 let t: TestApp;
 let serviceId: number;
 beforeAll(async () => {
   t = await createTestApp();
+  ORDERS = { ...ORDER_COLUMNS, keep: idempotencyRepository(createDatabase(t.pool), 60).keep };
 });
 afterAll(async () => {
   await t.close();
@@ -40,9 +46,9 @@ function countedDatabase(pool: Pool) {
   const insertRows = db.insertRows;
   const counted: Database = {
     ...db,
-    insertRows: (sql, rows, missingReference) => {
+    insertRows: (sql, rows, missingReference, alongside) => {
       statements.push(rows.length);
-      return insertRows(sql, rows, missingReference);
+      return insertRows(sql, rows, missingReference, alongside);
     },
   };
   return { db: counted, statements };

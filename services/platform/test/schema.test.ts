@@ -1,6 +1,7 @@
 import { migrate, type RowDataPacket } from '@svc/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/database.js';
+import { idempotencyRepository } from '../src/idempotency/idempotency.repository.js';
 import { merchantRepository } from '../src/merchants/merchant.repository.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import { serviceRepository } from '../src/offerings/service.repository.js';
@@ -166,9 +167,10 @@ describe('list queries on 20,000 orders', () => {
       connections: db.connections,
       update: db.update,
     };
-    const orders = orderRepository(recording);
-    const services = serviceRepository(recording);
-    const merchants = merchantRepository(recording);
+    const keys = idempotencyRepository(recording, 60);
+    const orders = orderRepository(recording, keys);
+    const services = serviceRepository(recording, keys);
+    const merchants = merchantRepository(recording, keys);
     await Promise.all([
       orders.list(undefined).page(page),
       orders.list(1).page(page),

@@ -8,18 +8,29 @@ import {
   queryWithin,
   type ResultSetHeader,
   StoreUnavailableError,
+  transactionWithin,
 } from '@svc/common';
 import type { PoolConnection as CorePoolConnection } from 'mysql2';
 import { STORAGE_ERROR } from '../http/messages.js';
 
 /** ER_NO_REFERENCED_ROW and ER_NO_REFERENCED_ROW_2: a foreign key points at no row. */
 const MISSING_REFERENCE = new Set([1216, 1452]);
+/** ER_DUP_ENTRY */
+const DUPLICATE_ENTRY = 1062;
 const COMMA = Buffer.from(',');
 
 export interface Statement {
   sql: string;
   values: unknown[];
 }
+
+/** A write found its unique key taken: nothing of its transaction was written. */
+export class DuplicateEntryError extends Error {
+  override name = 'DuplicateEntryError';
+}
+
+/** A statement to commit together with an insert, made from the new rows' ids. */
+export type Alongside = (ids: number[]) => Statement;
 
 /**
  * Parameterized SQL on the pool. A server that cannot be reached is a
@@ -44,10 +55,24 @@ export interface Database {
     lookup: Statement,
     list: Statement,
   ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
-  /** Returns the new row's id; `missingReference` is the text for a foreign key that finds no row. */
-  insert(sql: string, values: unknown[], missingReference?: string): Promise<number>;
+  /**
+   * Returns the new row's id; `missingReference` is the text for a foreign key
+   * that finds no row. With `alongside`, the INSERT and the statement it makes
+   * of the id commit together in one transaction, or neither does.
+   */
+  insert(
+    sql: string,
+    values: unknown[],
+    missingReference?: string,
+    alongside?: Alongside,
+  ): Promise<number>;
   /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
-  insertRows(sql: string, rows: unknown[][], missingReference?: string): Promise<number[]>;
+  insertRows(
+    sql: string,
+    rows: unknown[][],
+    missingReference?: string,
+    alongside?: Alongside,
+  ): Promise<number[]>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
   /** Returns the number of rows the statement matched. */
@@ -88,6 +113,35 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     );
     return idStep;
   };
+
+  /**
+   * The ids of `count` rows one INSERT wrote: consecutive, `step` apart (see
+   * autoIncrementStep). With `alongside`, one transaction holds both statements.
+   */
+  function insertWith(
+    sql: string,
+    values: unknown[],
+    count: number,
+    missingReference: string | undefined,
+    alongside: Alongside | undefined,
+    step = 1,
+  ): Promise<number[]> {
+    const idsOf = (result: ResultSetHeader) =>
+      Array.from({ length: count }, (_row, i) => result.insertId + i * step);
+    if (!alongside) {
+      return guarded(
+        run<ResultSetHeader>(sql, values, { prepared: true }).then(idsOf),
+        missingReference,
+      );
+    }
+    const written = transactionWithin(pool, queryTimeoutMs, async (statement) => {
+      const ids = idsOf(await statement<ResultSetHeader>(sql, values, { prepared: true }));
+      const next = alongside(ids);
+      await statement(next.sql, next.values, { prepared: true });
+      return ids;
+    });
+    return guarded(written, missingReference);
+  }
 
   async function lookupThenStream<L, R>(lookup: Statement, list: Statement) {
     // The driver's own pool: only its connections stream rows.
@@ -152,20 +206,13 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       return Buffer.concat(parts);
     },
     lookupThenStream,
-    async insert(sql, values, missingReference) {
-      const result = await guarded(
-        run<ResultSetHeader>(sql, values, { prepared: true }),
-        missingReference,
-      );
-      return result.insertId;
+    async insert(sql, values, missingReference, alongside) {
+      const [id] = await insertWith(sql, values, 1, missingReference, alongside);
+      return id as number;
     },
-    async insertRows(sql, rows, missingReference) {
+    async insertRows(sql, rows, missingReference, alongside) {
       const step = rows.length > 1 ? await autoIncrementStep() : 1;
-      const result = await guarded(
-        run<ResultSetHeader>(sql, rows.flat(), { prepared: true }),
-        missingReference,
-      );
-      return rows.map((_row, i) => result.insertId + i * step);
+      return insertWith(sql, rows.flat(), rows.length, missingReference, alongside, step);
     },
     connections: pool.pool.config.connectionLimit ?? 10,
     async update(sql, values) {
@@ -206,6 +253,7 @@ function storeFailure(err: unknown, missingReference?: string): Error {
   if (missingReference && typeof errno === 'number' && MISSING_REFERENCE.has(errno)) {
     return new AppError(500, missingReference, { cause: err });
   }
+  if (errno === DUPLICATE_ENTRY) return new DuplicateEntryError('unique key taken', { cause: err });
   if (isMysqlUnavailable(err)) return new StoreUnavailableError('mysql', err);
   return new AppError(500, STORAGE_ERROR, { cause: err });
 }

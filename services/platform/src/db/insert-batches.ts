@@ -1,9 +1,11 @@
 import { StoreUnavailableError } from '@svc/common';
-import type { Database } from './database.js';
+import type { RequestKey } from '../idempotency/idempotency.repository.js';
+import type { Alongside, Database, Statement } from './database.js';
 
 interface WaitingRow {
   values: unknown[];
   missingReference: string;
+  key: RequestKey | undefined;
   resolve: (id: number) => void;
   reject: (err: unknown) => void;
 }
@@ -16,6 +18,8 @@ interface InsertBatchOptions {
   concurrency: number;
   /** Rows in one statement at most. */
   maxRows?: number;
+  /** The statement that keeps rows' Idempotency-Keys, in the same transaction as the rows. */
+  keep: (kept: { key: RequestKey; rowId: number }[]) => Statement;
 }
 
 /**
@@ -32,13 +36,17 @@ interface InsertBatchOptions {
  * one row naming a missing service, nothing of it was written: each row is
  * then written alone and gets its own answer.
  *
+ * Rows sent with an Idempotency-Key share statements too: their keys are
+ * written by one more statement in the same transaction (a key already kept
+ * fails the transaction, and each row is then written alone).
+ *
  * At most one turn of every statement (`concurrency` x `maxRows` rows) waits;
  * a row beyond that is refused at once as store-unavailable, as the pool's
  * own queue refuses a query, so a hung server cannot pile up waiting rows.
  */
 export function insertBatches(
   db: Database,
-  { table, columns, concurrency, maxRows = 32 }: InsertBatchOptions,
+  { table, columns, concurrency, maxRows = 32, keep }: InsertBatchOptions,
 ) {
   const waiting: WaitingRow[] = [];
   let running = 0;
@@ -49,12 +57,21 @@ export function insertBatches(
   const statementFor = (rows: number) =>
     (statements[rows] ??= head + new Array(rows).fill(group).join(', '));
 
+  /** The keys of the rows sent with one, to commit with them; none when no row has a key. */
+  function keysOf(rows: WaitingRow[]): Alongside | undefined {
+    if (!rows.some((row) => row.key)) return undefined;
+    return (ids) =>
+      keep(rows.flatMap((row, i) => (row.key ? [{ key: row.key, rowId: ids[i] as number }] : [])));
+  }
+
   async function write(rows: WaitingRow[]): Promise<void> {
     if (rows.length > 1) {
       try {
         const ids = await db.insertRows(
           statementFor(rows.length),
           rows.map((row) => row.values),
+          undefined,
+          keysOf(rows),
         );
         for (const [i, row] of rows.entries()) row.resolve(ids[i] as number);
         return;
@@ -68,7 +85,7 @@ export function insertBatches(
     await Promise.all(
       rows.map((row) =>
         db
-          .insertRows(statementFor(1), [row.values], row.missingReference)
+          .insertRows(statementFor(1), [row.values], row.missingReference, keysOf([row]))
           .then(([id]) => row.resolve(id as number), row.reject),
       ),
     );
@@ -85,14 +102,17 @@ export function insertBatches(
   }
 
   return {
-    /** Writes one row; resolves to its id. `missingReference` is its text for a foreign key that finds no row. */
-    insert: (values: unknown[], missingReference: string): Promise<number> =>
+    /**
+     * Writes one row, with its Idempotency-Key when given; resolves to its id.
+     * `missingReference` is its text for a foreign key that finds no row.
+     */
+    insert: (values: unknown[], missingReference: string, key?: RequestKey): Promise<number> =>
       new Promise((resolve, reject) => {
         if (waiting.length >= concurrency * maxRows) {
           reject(new StoreUnavailableError('mysql', new Error(`${table}: too many rows waiting`)));
           return;
         }
-        waiting.push({ values, missingReference, resolve, reject });
+        waiting.push({ values, missingReference, key, resolve, reject });
         startWaiting();
       }),
     /** Rows waiting for a turn (a metric: they wait for a connection, as the pool's queue does). */

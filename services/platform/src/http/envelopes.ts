@@ -59,13 +59,15 @@ export const methodNotAllowedBody = z.strictObject({
  * not JSON or in an unknown charset (415), and the store (500). The
  * administrator routes add 401 while a token is configured; a whole list 503.
  */
-export type FailureCode = 400 | 401 | 413 | 415 | 500 | 503;
+export type FailureCode = 400 | 401 | 409 | 413 | 415 | 422 | 500 | 503;
 
 const CODE_TEXTS: Record<FailureCode, string> = {
   400: 'the input breaks a rule, the text names each field',
   401: 'no or a wrong administrator token, only while PLATFORM_ADMIN_TOKEN is set',
+  409: 'the first request with this Idempotency-Key is still being carried out (HTTP 409, with Retry-After)',
   413: 'the body is over the limit',
   415: 'the body is not JSON',
+  422: 'the Idempotency-Key was used with another body (HTTP 422)',
   500: 'the store failed, the text says how, never with SQL',
   503: 'LIST_CONCURRENCY whole lists of this route are being read (HTTP 503, with Retry-After)',
 };

@@ -19,10 +19,18 @@ function failureOf(err: unknown): { code: number; text: string } {
 }
 
 /**
+ * Outcomes answered at their own HTTP status, so proxies and clients that only
+ * look at the status see them: an Idempotency-Key in flight (409, retry) or
+ * reused with another body (422), a whole list refused for want of a slot (503,
+ * retry). Every other outcome is HTTP 200, as the spec has it.
+ */
+const OWN_STATUS = new Set([409, 422, 503]);
+const RETRY_LATER = new Set([409, 503]);
+const RETRY_AFTER_SECONDS = '1';
+
+/**
  * The error handler of one spec route, last in its chain: every failure
- * answers in the route's envelope at HTTP 200, the outcome in `code`. A whole
- * list refused for want of a slot is also an HTTP 503, so proxies and clients
- * that only look at the status see "retry later".
+ * answers in the route's envelope, the outcome in `code`.
  */
 export function failsIn(envelope: FailureEnvelope): ErrorRequestHandler {
   return (err, req, res, next) => {
@@ -33,7 +41,8 @@ export function failsIn(envelope: FailureEnvelope): ErrorRequestHandler {
     const { code, text } = failureOf(err);
     if (code >= 500) req.log.error({ err }, 'request failed');
     else req.log.warn({ failure: { status: code, detail: text } }, 'request rejected');
-    res.status(code === 503 ? 503 : 200).json(envelope.body(code, text));
+    if (RETRY_LATER.has(code)) res.set('Retry-After', RETRY_AFTER_SECONDS);
+    res.status(OWN_STATUS.has(code) ? code : 200).json(envelope.body(code, text));
   };
 }
 

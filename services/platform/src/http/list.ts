@@ -7,7 +7,6 @@ import { asInteger, INT_MAX, Invalid, isBlank, rule } from './fields.js';
 import { LISTED } from './messages.js';
 
 const DEFAULT_PAGE_SIZE = 20;
-const RETRY_AFTER_SECONDS = 1;
 const MAX_PAGE_SIZE = 100;
 
 const page = rule((input) => {
@@ -58,8 +57,8 @@ export function toPage(query: { page?: number; pageSize?: number }): Page | unde
 /**
  * Answers a list; a page also carries the list's total in X-Total-Count.
  *
- * A whole list first takes one of `wholeLists`' slots (or is answered 503 with
- * Retry-After when the line stops moving). A list read whole (rows, or their
+ * A whole list first takes one of `wholeLists`' slots (or is refused, 503,
+ * when the line stops moving). A list read whole (rows, or their
  * JSON text) gives the slot back as soon as MySQL has sent it; a streamed list holds it, with its
  * connection, until the answer is sent or the client is gone, and says
  * while it waits for its client to take more.
@@ -71,10 +70,7 @@ export async function sendList<Row>(
   page?: Page,
 ) {
   if (!page) {
-    const slot = await wholeLists.take().catch((err) => {
-      res.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      throw err;
-    });
+    const slot = await wholeLists.take();
     // A client that left while in line has had its close already: it would hold the slot for ever.
     if (res.destroyed) {
       slot.release();

@@ -1,5 +1,6 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
+import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
 import { type FailureCode, type FailureEnvelope, methodNotAllowedBody } from './envelopes.js';
 import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, METHOD_NOT_ALLOWED } from './messages.js';
 
@@ -29,6 +30,8 @@ export interface RouteDoc {
   admin?: true;
   /** A list whose unpaged form takes a LIST_CONCURRENCY slot, so it may answer 503. */
   wholeList?: true;
+  /** A create that takes an Idempotency-Key, so it may answer 409 and 422. */
+  idempotent?: true;
 }
 
 const FAILURE_CODES: readonly FailureCode[] = [400, 413, 415, 500];
@@ -82,7 +85,49 @@ export function operationDoc(route: RouteDoc): OperationDoc {
     operation.security = [{ [ADMIN_TOKEN_SCHEME]: [] }];
   }
   if (route.wholeList) operation.responses[503] = wholeListBusy(failure);
+  if (route.idempotent) keyed(operation, failure);
   return operation;
+}
+
+const IDEMPOTENCY_NOTE =
+  'Send an `Idempotency-Key` (one per create attempt, the same on each retry of it) to make the create safe to retry: a retry with the same key and body answers as the first did, with `Idempotent-Replayed: true`, and writes nothing.';
+
+/** The Idempotency-Key of a create: the header it takes and the answers it adds. */
+function keyed(operation: OperationDoc, failure: FailureEnvelope): void {
+  operation.description = [operation.description, IDEMPOTENCY_NOTE].filter(Boolean).join('\n\n');
+  operation.headers = z.object({
+    'Idempotency-Key': z
+      .string()
+      .regex(/^(?:[!-~]{1,255}|"[!#-[\]-~]{1,255}")$/)
+      .optional()
+      .meta({
+        description:
+          'Optional. 1 to 255 visible ASCII characters, or the same in double quotes (without `"` and `\\` inside). The key of this create: kept with the row it writes for IDEMPOTENCY_TTL_SECONDS (a day by default). A malformed key is code 400.',
+      }),
+  });
+  const success = operation.responses[200] as ResponseDoc;
+  success.headers = {
+    ...success.headers,
+    'Idempotent-Replayed': {
+      description:
+        '`true` when the answer is the one kept for the Idempotency-Key: nothing new was written',
+      schema: z.literal('true'),
+      required: false,
+    },
+  };
+  operation.responses[409] = {
+    description:
+      'The first request with this Idempotency-Key is still being carried out: nothing written; try again after Retry-After seconds',
+    schema: failure.schema([409]),
+    example: failure.body(409, KEY_IN_FLIGHT),
+    headers: { 'Retry-After': { description: 'seconds to wait', schema: z.string() } },
+  };
+  operation.responses[422] = {
+    description:
+      'The Idempotency-Key was used with a different request body: nothing written. Use a new key for a new request',
+    schema: failure.schema([422]),
+    example: failure.body(422, KEY_REUSED),
+  };
 }
 
 /** The 503 of a whole list that found no LIST_CONCURRENCY slot free in time. */

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Slots } from '../db/slots.js';
+import type { CreateOnce } from '../idempotency/create-once.js';
 
 /** What each resource's router is given besides its repository. */
 export interface RouterDeps {
@@ -9,4 +10,6 @@ export interface RouterDeps {
   json: RequestHandler;
   /** The administrator token check (PLATFORM_ADMIN_TOKEN); lets every request through when unset. */
   adminOnly: RequestHandler;
+  /** Runs a create, once per Idempotency-Key when the request sends one. */
+  createOnce: CreateOnce;
 }

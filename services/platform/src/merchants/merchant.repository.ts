@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import { isoTime } from '../db/iso-time.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
+import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import type { merchantRow, NewMerchant } from './merchant.schema.js';
 
 type MerchantRow = z.output<typeof merchantRow>;
@@ -15,7 +16,7 @@ const MERCHANT_JSON = `
     ',"create_time":"', ${isoTime('create_time')}, '"}') AS BINARY)
   FROM merchants ORDER BY id`;
 
-export function merchantRepository(db: Database) {
+export function merchantRepository(db: Database, keys: IdempotencyRepository) {
   return {
     /** Every merchant in id order. */
     list(): ListReads<MerchantRow> {
@@ -37,12 +38,14 @@ export function merchantRepository(db: Database) {
       };
     },
 
-    insert(merchant: NewMerchant): Promise<number> {
-      return db.insert('INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)', [
-        merchant.name,
-        merchant.address,
-        merchant.phone,
-      ]);
+    /** With `key`, the request's Idempotency-Key is kept in the same transaction. */
+    insert(merchant: NewMerchant, key?: RequestKey): Promise<number> {
+      return db.insert(
+        'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
+        [merchant.name, merchant.address, merchant.phone],
+        undefined,
+        key && (([rowId]) => keys.keep([{ key, rowId: rowId as number }])),
+      );
     },
 
     /** Status 1; a 404 when no merchant has the id. */

@@ -71,6 +71,7 @@ export const merchantDocs: RouteDoc[] = [
     admin: true,
     body: newMerchant,
     bodyExample: { name: '张三家政', address: '北京市朝阳区1号', phone: '13800138000' },
+    idempotent: true,
     reply: merchantAdded,
     replyExample: { code: 200, message: MERCHANT_ADDED, data: { id: 1 } },
     failure: addFailure,
@@ -96,7 +97,7 @@ export const merchantDocs: RouteDoc[] = [
 
 export function merchantRouter(
   merchants: MerchantRepository,
-  { wholeLists, json, adminOnly }: RouterDeps,
+  { wholeLists, json, adminOnly, createOnce }: RouterDeps,
 ): Router {
   async function list(req: Request, res: Response) {
     const page = parseInput(merchantListQuery, req.query);
@@ -104,7 +105,8 @@ export function merchantRouter(
   }
 
   async function add(req: Request, res: Response) {
-    const id = await merchants.insert(parseInput(newMerchant, jsonBody(req)));
+    const merchant = parseInput(newMerchant, jsonBody(req));
+    const id = await createOnce(req, res, 'merchant', merchant, merchants.insert);
     res.json(messageBody(200, MERCHANT_ADDED, { id }));
   }
 

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import { isoTime } from '../db/iso-time.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
+import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import type { NewService, serviceRow } from './service.schema.js';
 
 /** Price is the DECIMAL's text, as MySQL gives it ("150.00"). */
@@ -41,7 +42,7 @@ function where(category: string | undefined) {
       };
 }
 
-export function serviceRepository(db: Database) {
+export function serviceRepository(db: Database, keys: IdempotencyRepository) {
   return {
     /** Every service of the category (or of all) in id order, with its merchant's name. */
     list(category: string | undefined): ListReads<ServiceRow> {
@@ -65,7 +66,8 @@ export function serviceRepository(db: Database) {
       };
     },
 
-    insert(service: NewService): Promise<number> {
+    /** With `key`, the request's Idempotency-Key is kept in the same transaction. */
+    insert(service: NewService, key?: RequestKey): Promise<number> {
       return db.insert(
         `INSERT INTO services (merchant_id, name, price, category, image_url, stock)
          VALUES (?, ?, ?, ?, ?, ?)`,
@@ -78,6 +80,7 @@ export function serviceRepository(db: Database) {
           service.stock,
         ],
         `merchant ${service.merchant_id} does not exist`,
+        key && (([rowId]) => keys.keep([{ key, rowId: rowId as number }])),
       );
     },
 

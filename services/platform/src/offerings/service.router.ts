@@ -104,6 +104,7 @@ export const serviceDocs: RouteDoc[] = [
       image_url: 'https://img.example/clean.png',
       stock: 5,
     },
+    idempotent: true,
     reply: serviceAdded,
     replyExample: { code: 200, message: SERVICE_ADDED, data: { id: 1 } },
     failure: addFailure,
@@ -128,7 +129,7 @@ export const serviceDocs: RouteDoc[] = [
 
 export function serviceRouter(
   services: ServiceRepository,
-  { wholeLists, json, adminOnly }: RouterDeps,
+  { wholeLists, json, adminOnly, createOnce }: RouterDeps,
 ): Router {
   async function list(req: Request, res: Response) {
     const { category, page } = parseInput(serviceListQuery, req.query);
@@ -136,7 +137,8 @@ export function serviceRouter(
   }
 
   async function add(req: Request, res: Response) {
-    const id = await services.insert(parseInput(newService, jsonBody(req)));
+    const service = parseInput(newService, jsonBody(req));
+    const id = await createOnce(req, res, 'service', service, services.insert);
     res.json(messageBody(200, SERVICE_ADDED, { id }));
   }
 

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { insertBatches } from '../db/insert-batches.js';
 import { isoTime } from '../db/iso-time.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
+import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import type { NewOrder, orderRow } from './order.schema.js';
 
 type OrderRow = z.output<typeof orderRow>;
@@ -54,11 +55,16 @@ function where(status: number | undefined) {
 /** Totals of status lists past ten thousand orders may lag writes by a second. */
 export const ORDER_TOTALS = { floor: 10_000, ttlMs: 1000 };
 
-export function orderRepository(db: Database, totals: CachedCounts = cachedCounts(ORDER_TOTALS)) {
+export function orderRepository(
+  db: Database,
+  keys: IdempotencyRepository,
+  totals: CachedCounts = cachedCounts(ORDER_TOTALS),
+) {
   const newOrders = insertBatches(db, {
     table: 'orders',
     columns: ['service_id', 'user_name', 'user_phone'],
     concurrency: db.connections,
+    keep: keys.keep,
   });
   const reads = {
     /**
@@ -139,12 +145,14 @@ export function orderRepository(db: Database, totals: CachedCounts = cachedCount
 
     /**
      * Only the order is written: no stock change, no price capture. Orders
-     * created at the same moment share an INSERT (db/insert-batches.ts).
+     * created at the same moment share an INSERT (db/insert-batches.ts). With
+     * `key`, the order's Idempotency-Key is kept in the same transaction.
      */
-    async insert(order: NewOrder): Promise<number> {
+    async insert(order: NewOrder, key?: RequestKey): Promise<number> {
       const id = await newOrders.insert(
         [order.service_id, order.user_name, order.user_phone],
         `service ${order.service_id} does not exist`,
+        key,
       );
       totals.clear();
       return id;

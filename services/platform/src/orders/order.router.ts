@@ -68,6 +68,7 @@ const createDoc = (path: string, summary: string): RouteDoc => ({
   tags,
   body: newOrder,
   bodyExample: { service_id: 1, user_name: '李四', user_phone: '13912345678' },
+  idempotent: true,
   reply: orderCreated,
   replyExample: { code: 200, message: ORDER_CREATED, data: { id: 1 } },
   failure: createFailure,
@@ -108,7 +109,7 @@ export const orderDocs: RouteDoc[] = [
 
 export function orderRouter(
   orders: OrderRepository,
-  { wholeLists, json, adminOnly }: RouterDeps,
+  { wholeLists, json, adminOnly, createOnce }: RouterDeps,
 ): Router {
   async function list(req: Request, res: Response) {
     const { status, page } = parseInput(orderListQuery, req.query);
@@ -116,7 +117,8 @@ export function orderRouter(
   }
 
   async function create(req: Request, res: Response) {
-    const id = await orders.insert(parseInput(newOrder, jsonBody(req)));
+    const order = parseInput(newOrder, jsonBody(req));
+    const id = await createOnce(req, res, 'order', order, orders.insert);
     res.json(messageBody(200, ORDER_CREATED, { id }));
   }
 

@@ -1,0 +1,77 @@
+import { AppError } from '@svc/common';
+import type { Request, Response } from 'express';
+import { DuplicateEntryError } from '../db/database.js';
+import { KEY_IN_FLIGHT, KEY_REUSED } from './idempotency.messages.js';
+import type { IdempotencyRepository, KeyedResource, RequestKey } from './idempotency.repository.js';
+import { idempotencyKeyOf, requestHash } from './request-key.js';
+
+/** Writes a row, keeping `key` with it in the same transaction when one is given. */
+type Insert<T> = (input: T, key?: RequestKey) => Promise<number>;
+
+/** A create's outcome: the row's id, and whether it was written by an earlier request. */
+interface Created {
+  id: number;
+  replayed: boolean;
+}
+
+/** A key found expired is dropped and the create tried again; a third race answers 409. */
+const ATTEMPTS = 3;
+
+/**
+ * Creates that an Idempotency-Key makes safe to retry. Without the header a
+ * create runs as ever. With it, the row and its key are written in one
+ * transaction, so a key is kept exactly when its row was written. A key
+ * already kept answers with that row (the same body) or a 422 (another body);
+ * a key whose first request is still running on this instance is a 409. On
+ * another instance, the database's unique key makes the second insert wait for
+ * the first transaction and then find the key kept.
+ */
+export function createOnce(keys: IdempotencyRepository) {
+  const inFlight = new Set<string>();
+
+  async function keyed<T>(input: T, key: RequestKey, insert: Insert<T>): Promise<Created> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { id: await insert(input, key), replayed: false };
+      } catch (err) {
+        if (!(err instanceof DuplicateEntryError)) throw err;
+        if (attempt === ATTEMPTS) throw new AppError(409, KEY_IN_FLIGHT, { cause: err });
+      }
+      const kept = await keys.find(key);
+      if (kept?.live) {
+        if (!kept.requestHash.equals(key.requestHash)) throw new AppError(422, KEY_REUSED);
+        return { id: kept.rowId, replayed: true };
+      }
+      if (kept) await keys.dropExpired(key);
+    }
+  }
+
+  /**
+   * Resolves to the id of the row the request created, or created earlier;
+   * then the answer says so in `Idempotent-Replayed: true`. `input` is the
+   * parsed body; the key's request hash is taken from the body as sent.
+   */
+  return async function create<T>(
+    req: Request,
+    res: Response,
+    resource: KeyedResource,
+    input: T,
+    insert: Insert<T>,
+  ): Promise<number> {
+    const key = idempotencyKeyOf(req);
+    if (key === undefined) return insert(input);
+    const name = `${resource} ${key}`;
+    if (inFlight.has(name)) throw new AppError(409, KEY_IN_FLIGHT);
+    inFlight.add(name);
+    try {
+      const requestKey = { resource, key, requestHash: requestHash(req.body) };
+      const { id, replayed } = await keyed(input, requestKey, insert);
+      if (replayed) res.set('Idempotent-Replayed', 'true');
+      return id;
+    } finally {
+      inFlight.delete(name);
+    }
+  };
+}
+
+export type CreateOnce = ReturnType<typeof createOnce>;
