@@ -10,6 +10,8 @@ interface BaseAppOptions {
   metrics?: Metrics;
   /** Serve GET /metrics on this app (false when METRICS_PORT gives it a listener of its own). */
   metricsRoute?: boolean;
+  /** Response headers a browser script may read (Access-Control-Expose-Headers). */
+  exposedHeaders?: string[];
 }
 
 /**
@@ -18,7 +20,7 @@ interface BaseAppOptions {
  * answers are the service's.
  */
 export function createBaseApp(options: BaseAppOptions): Express {
-  const { logger, metrics, metricsRoute = true } = options;
+  const { logger, metrics, metricsRoute = true, exposedHeaders } = options;
   const app = express();
   app.disable('x-powered-by');
   // An ETag hashes every body; for lists of megabytes that costs more than the rare 304 saves.
@@ -28,7 +30,7 @@ export function createBaseApp(options: BaseAppOptions): Express {
     app.use(metrics.requests);
     if (metricsRoute) app.get('/metrics', metrics.endpoint);
   }
-  app.use(cors());
+  app.use(cors({ exposedHeaders }));
   return app;
 }
 

@@ -43,6 +43,16 @@ export interface AppDeps {
   metricsRoute?: boolean;
 }
 
+/** The headers of the platform's answers that browser clients read. */
+const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'X-Total-Count',
+  'X-Next-Cursor',
+  'Link',
+  'Idempotent-Replayed',
+  'Retry-After',
+];
+
 export function createApp(deps: AppDeps): Express {
   const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
   const db = createDatabase(pool, queryTimeoutMs);
@@ -58,7 +68,12 @@ export function createApp(deps: AppDeps): Express {
     createOnce: once,
   });
 
-  const app = createBaseApp({ logger, metrics: deps.metrics, metricsRoute: deps.metricsRoute });
+  const app = createBaseApp({
+    logger,
+    metrics: deps.metrics,
+    metricsRoute: deps.metricsRoute,
+    exposedHeaders: EXPOSED_HEADERS,
+  });
   app.use(undecodableSegmentsLiterally);
   const orders = orderRepository(db, keys);
   if (deps.metrics) platformMetrics(deps.metrics.registry, orders);

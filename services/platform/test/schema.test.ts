@@ -73,6 +73,31 @@ describe('schema', () => {
     ]);
   });
 
+  it('keeps Idempotency-Keys by resource and key, with an index for the sweep of expired ones', async () => {
+    expect(await columns('idempotency_keys')).toEqual([
+      'resource: varchar 16 not null ascii',
+      'idempotency_key: varbinary 255 not null',
+      'request_hash: binary 32 not null',
+      'row_id: int not null',
+      'expires_at: timestamp not null',
+    ]);
+    const indexes = await rows(
+      `SELECT INDEX_NAME AS i, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS c
+       FROM information_schema.STATISTICS
+       WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idempotency_keys'
+       GROUP BY INDEX_NAME ORDER BY INDEX_NAME`,
+    );
+    expect(indexes.map((row) => `${row.i}(${row.c})`)).toEqual([
+      'idx_idempotency_keys_expires(expires_at)',
+      'PRIMARY(resource,idempotency_key)',
+    ]);
+  });
+
+  it('holds one random cursor secret of 32 bytes', async () => {
+    const secrets = await rows('SELECT name, LENGTH(secret) AS bytes FROM platform_secrets');
+    expect(secrets).toEqual([{ name: 'cursor', bytes: 32 }]);
+  });
+
   it('uses InnoDB and utf8mb4, with cascading foreign keys', async () => {
     expect(
       await rows(
@@ -180,6 +205,11 @@ describe('list queries on 20,000 orders', () => {
       services.list('维修').page(page),
       services.list('维修').count(),
       merchants.list().page(page),
+      orders.list(undefined).walk(undefined, 21),
+      orders.list(1).walk({ createTime: Date.parse('2024-01-05T00:00:00Z') / 1000, id: 500 }, 21),
+      orders
+        .list(undefined)
+        .walk({ createTime: Date.parse('2024-01-05T00:00:00Z') / 1000, id: 500 }, 21),
     ]);
   });
 
@@ -188,7 +218,7 @@ describe('list queries on 20,000 orders', () => {
   });
 
   it('reads every table through an index and sorts nothing but the ids of one page', async () => {
-    expect(seen).toHaveLength(8);
+    expect(seen).toHaveLength(11);
     for (const { sql, values } of seen) {
       const plan = await rows(`EXPLAIN ${sql}`, values);
       for (const step of plan) {
@@ -210,6 +240,9 @@ describe('list queries on 20,000 orders', () => {
       )?.key;
     expect(await indexOf(0)).toBe('idx_orders_created');
     expect(await indexOf(1)).toBe('idx_orders_status_created');
+    expect(await indexOf(8)).toBe('idx_orders_created');
+    expect(await indexOf(9)).toBe('idx_orders_status_created');
+    expect(await indexOf(10)).toBe('idx_orders_created');
   });
 });
 

@@ -6,7 +6,7 @@ import { messageBody } from './envelopes.js';
 import { asInteger, INT_MAX, Invalid, isBlank, rule } from './fields.js';
 import { LISTED } from './messages.js';
 
-const DEFAULT_PAGE_SIZE = 20;
+export const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
 
 const page = rule((input) => {
@@ -91,7 +91,6 @@ export async function sendList<Row>(
   }
   const [rows, total] = await Promise.all([list.page(page), list.count()]);
   res.set('X-Total-Count', String(total));
-  res.set('Access-Control-Expose-Headers', 'X-Total-Count');
   res.json(messageBody(200, LISTED, rows));
 }
 

@@ -4,7 +4,7 @@ import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import type { Database } from '../db/database.js';
 import { insertBatches } from '../db/insert-batches.js';
 import { isoTime } from '../db/iso-time.js';
-import { type ListReads, limitClause, type Page } from '../db/page.js';
+import { limitClause, type Page } from '../db/page.js';
 import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import type { NewOrder, orderRow } from './order.schema.js';
 
@@ -52,6 +52,13 @@ function where(status: number | undefined) {
     : { sql: ' WHERE o.status = ?', values: [status] };
 }
 
+/** A row's place in the list's order, newest first. */
+export interface RowPosition {
+  /** create_time in seconds since 1970, the column's precision. */
+  createTime: number;
+  id: number;
+}
+
 /** Totals of status lists past ten thousand orders may lag writes by a second. */
 export const ORDER_TOTALS = { floor: 10_000, ttlMs: 1000 };
 
@@ -66,6 +73,19 @@ export function orderRepository(
     concurrency: db.connections,
     keep: keys.keep,
   });
+  /**
+   * One page of the list: the ids come from the index alone, so a deep offset
+   * skips index entries rather than joined rows; only the page itself is joined.
+   */
+  const pageOf = (whereSql: string, values: unknown[], limitSql: string, limitValues: number[]) =>
+    db.select<OrderRow>(
+      `${COLUMNS}
+       FROM (SELECT o.id FROM orders o${whereSql}${NEWEST_FIRST}${limitSql}) page
+       JOIN orders o ON o.id = page.id${JOINS}${NEWEST_FIRST}`,
+      [...values, ...limitValues],
+    );
+  let cursorSecret: Promise<Buffer> | undefined;
+
   const reads = {
     /**
      * Every order, newest first, as JSON text in batches of rows: the whole
@@ -103,14 +123,25 @@ export function orderRepository(
 
     page(status: number | undefined, page: Page): Promise<OrderRow[]> {
       const filter = where(status);
-      // The page's ids come from the index alone, so a deep offset skips index
-      // entries rather than joined rows; only the page itself is joined.
       const limit = limitClause(page);
-      return db.select<OrderRow>(
-        `${COLUMNS}
-         FROM (SELECT o.id FROM orders o${filter.sql}${NEWEST_FIRST}${limit.sql}) page
-         JOIN orders o ON o.id = page.id${JOINS}${NEWEST_FIRST}`,
-        [...filter.values, ...limit.values],
+      return pageOf(filter.sql, filter.values, limit.sql, limit.values);
+    },
+
+    walk(
+      status: number | undefined,
+      after: RowPosition | undefined,
+      limit: number,
+    ): Promise<OrderRow[]> {
+      const filter = where(status);
+      if (!after) return pageOf(filter.sql, filter.values, ' LIMIT ?', [limit]);
+      // One range of the index (up to the second of `after`), less the rows
+      // of that second at or above its id: the same cost at any depth.
+      const past = `o.create_time <= FROM_UNIXTIME(?) AND (o.create_time < FROM_UNIXTIME(?) OR o.id < ?)`;
+      return pageOf(
+        filter.sql ? `${filter.sql} AND ${past}` : ` WHERE ${past}`,
+        [...filter.values, after.createTime, after.createTime, after.id],
+        ' LIMIT ?',
+        [limit],
       );
     },
 
@@ -127,13 +158,34 @@ export function orderRepository(
   };
 
   return {
-    /** Every order of the status (or of all), newest first. */
-    list(status: number | undefined): ListReads<OrderRow> {
+    /**
+     * Every order of the status (or of all), newest first; `walk` reads the
+     * `limit` rows after a position (or the first ones) without an offset.
+     */
+    list(status: number | undefined) {
       return {
         all: () => reads.all(status),
-        page: (page) => reads.page(status, page),
+        page: (page: Page) => reads.page(status, page),
         count: () => reads.count(status),
+        walk: (after: RowPosition | undefined, limit: number) => reads.walk(status, after, limit),
       };
+    },
+
+    /** The secret that signs the list's cursors, which every instance on the database shares. */
+    cursorSecret(): Promise<Buffer> {
+      cursorSecret ??= db
+        .select<{ secret: Buffer }>("SELECT secret FROM platform_secrets WHERE name = 'cursor'")
+        .then(
+          ([row]) => {
+            if (!row) throw new Error('platform_secrets has no cursor secret: run the migrations');
+            return row.secret;
+          },
+          (err) => {
+            cursorSecret = undefined;
+            throw err;
+          },
+        );
+      return cursorSecret;
     },
 
     /** Status 1 (completed); a 404 when no order has the id. Completing twice is no error. */

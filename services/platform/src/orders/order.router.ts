@@ -23,6 +23,7 @@ import {
   orderListParams,
   orderListQuery,
 } from './order.schema.js';
+import { sendWalkPage } from './order-walk.js';
 
 const listFailure = errorEnvelope(LIST_FAILED);
 const createFailure = errorEnvelope(ORDER_CREATE_FAILED);
@@ -55,7 +56,20 @@ const listDoc = (path: string, summary: string): RouteDoc => ({
       },
     ],
   },
-  replyHeaders: pageHeaders,
+  replyHeaders: {
+    ...pageHeaders,
+    'X-Next-Cursor': {
+      description:
+        'with pageSize and no page, or with cursor, unless this is the last page: the cursor of the next page (send it as `cursor`); pages reached by a cursor carry no X-Total-Count',
+      schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
+      required: false,
+    },
+    Link: {
+      description: 'with X-Next-Cursor: `<the same list with cursor=…>; rel="next"` (RFC 8288)',
+      schema: z.string(),
+      required: false,
+    },
+  },
   wholeList: true,
   failure: listFailure,
   failureTexts: { 400: 'status must be 0, 1 or 2', 500: 'storage is unavailable' },
@@ -112,8 +126,9 @@ export function orderRouter(
   { wholeLists, json, adminOnly, createOnce }: RouterDeps,
 ): Router {
   async function list(req: Request, res: Response) {
-    const { status, page } = parseInput(orderListQuery, req.query);
-    await sendList(res, orders.list(status), wholeLists, page);
+    const query = parseInput(orderListQuery, req.query);
+    if (query.walk) await sendWalkPage(req, res, orders, query.status, query.walk);
+    else await sendList(res, orders.list(query.status), wholeLists, query.page);
   }
 
   async function create(req: Request, res: Response) {

@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
-import { Invalid, idField, requiredText, rule } from '../http/fields.js';
-import { pageQuery, toPage } from '../http/list.js';
+import { Invalid, idField, isBlank, requiredText, rule } from '../http/fields.js';
+import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../http/list.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
-import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
+import {
+  CURSOR_MALFORMED,
+  CURSOR_WITH_PAGE,
+  ORDER_COMPLETED,
+  ORDER_CREATED,
+} from './order.messages.js';
 
 const STATUSES = ['0', '1', '2'];
 
@@ -21,12 +26,40 @@ const status = rule((input) => {
     description: 'only orders with this status; absent or empty lists every order',
   });
 
-export const orderListParams = z.object({ status, ...pageQuery });
+const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,100}$/;
 
-export const orderListQuery = orderListParams.transform((query) => ({
-  status: query.status,
-  page: toPage(query),
-}));
+/** Its signature is checked by the handler, which knows the secret. */
+const cursor = rule((input) => {
+  if (isBlank(input)) return undefined;
+  return typeof input === 'string' && CURSOR_TEXT.test(input)
+    ? input
+    : new Invalid(CURSOR_MALFORMED);
+})
+  .optional()
+  .meta({
+    type: 'string',
+    pattern: CURSOR_TEXT.source,
+    description:
+      'the X-Next-Cursor of the page before: the next pageSize rows after it, in the list of the status it was made with',
+  });
+
+export const orderListParams = z.object({ status, ...pageQuery, cursor });
+
+/**
+ * A whole list, a numbered page (`page`), or a page of a walk by cursor:
+ * `pageSize` alone starts one, `cursor` goes on with it.
+ */
+export const orderListQuery = orderListParams.transform((query, ctx) => {
+  const { status, page, pageSize, cursor } = query;
+  if (cursor !== undefined && page !== undefined) {
+    ctx.addIssue({ code: 'custom', message: CURSOR_WITH_PAGE });
+    return z.NEVER;
+  }
+  if (cursor === undefined && (page !== undefined || pageSize === undefined)) {
+    return { status, page: toPage(query) };
+  }
+  return { status, walk: { cursor, limit: pageSize ?? DEFAULT_PAGE_SIZE } };
+});
 
 /** A `status` in the body is dropped: an order starts at 0. */
 export const newOrder = z.object(
