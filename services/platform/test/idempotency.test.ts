@@ -553,3 +553,27 @@ describe('expiry', () => {
     expect(await rowsIn('orders')).toBe(4);
   });
 });
+
+describe('CORS for keyed creates', () => {
+  it('allows the Idempotency-Key header in a preflight', async () => {
+    const res = await request(t.app)
+      .options('/api/order/create')
+      .set('Origin', 'https://shop.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type, idempotency-key');
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-headers']?.split(/,\s*/)).toContain('idempotency-key');
+  });
+
+  it('lets scripts read Idempotent-Replayed and Retry-After', async () => {
+    const res = await request(t.app)
+      .post('/api/order/create')
+      .set('Origin', 'https://shop.example')
+      .set('Idempotency-Key', newKey())
+      .send({ ...orderInput, service_id: serviceId });
+    expect(res.headers['access-control-expose-headers']?.split(',')).toEqual(
+      expect.arrayContaining(['Idempotent-Replayed', 'Retry-After', 'X-Request-Id']),
+    );
+  });
+});
