@@ -8,6 +8,8 @@ interface LoadOptions {
   method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
+  /** A header given a value of its own on every request (an Idempotency-Key). */
+  uniqueHeader?: string;
 }
 
 export interface LoadResult {
@@ -24,6 +26,9 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   if (!new URL(options.url).hostname.match(/^(127\.0\.0\.1|localhost)$/)) {
     throw new Error(`bench traffic goes to loopback only, not ${options.url}`);
   }
+  const { uniqueHeader } = options;
+  const run = `${process.pid}-${Date.now()}`;
+  let sent = 0;
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -31,6 +36,18 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...options.headers },
     body: options.body,
+    ...(uniqueHeader
+      ? {
+          requests: [
+            {
+              setupRequest: (req: autocannon.Request) => ({
+                ...req,
+                headers: { ...req.headers, [uniqueHeader]: `${run}-${++sent}` },
+              }),
+            },
+          ],
+        }
+      : {}),
   });
   return {
     rps: result.requests.average,

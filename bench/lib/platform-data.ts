@@ -170,11 +170,16 @@ export async function copyToLegacy(server: MysqlServer, source: string, target: 
   }
 }
 
-/** Removes the orders a create scenario added, so the next run can reuse the data. */
+/**
+ * Removes the orders a create scenario added, and the Idempotency-Keys of our
+ * schema, so the next run can reuse the data.
+ */
 export async function trimOrders(server: MysqlServer, database: string, orders: number) {
   const conn = await connect(server, database);
   try {
     await conn.query('DELETE FROM orders WHERE id > ?', [orders]);
+    const [keys] = await conn.query<RowDataPacket[]>("SHOW TABLES LIKE 'idempotency_keys'");
+    if (keys.length > 0) await conn.query('DELETE FROM idempotency_keys');
   } finally {
     await conn.end();
   }
