@@ -26,6 +26,7 @@ export {
   queryWithin,
   type ResultSetHeader,
   type RowDataPacket,
+  type Statement,
   transactionWithin,
 } from './mysql.js';
 export {

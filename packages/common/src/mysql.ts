@@ -35,6 +35,12 @@ export interface MysqlSettings {
   queryTimeoutMs?: number;
   /** Requests that may wait for a connection; past that a query fails at once. */
   queueLimit?: number;
+  /**
+   * Lets one query hold several statements, as transactionWithin sends them.
+   * Off unless a service needs it: every statement takes its values through
+   * placeholders, and a pool that allows no stacked statements is one defence more.
+   */
+  multipleStatements?: boolean;
 }
 
 export function mysqlSettingsFrom(env: z.infer<z.ZodObject<ReturnType<typeof mysqlEnv>>>) {
@@ -84,6 +90,7 @@ export async function createMysqlPool(settings: MysqlSettings): Promise<Pool> {
       queueLimit: settings.queueLimit ?? 100,
       charset: 'utf8mb4_unicode_ci',
       enableKeepAlive: true,
+      multipleStatements: settings.multipleStatements ?? false,
       timezone: 'Z',
     })
     .on('connection', (conn) => {
@@ -224,36 +231,38 @@ export async function queryWithin<T>(
   }
 }
 
-/** Runs statements inside one transaction, each bounded like queryWithin's. */
-type TransactionStatement = <T>(
-  sql: string,
-  values: unknown[],
-  options?: StatementOptions,
-) => Promise<T>;
+/** One statement and the values of its placeholders. */
+export interface Statement {
+  sql: string;
+  values: unknown[];
+}
 
 /**
- * Runs `work` in one transaction on one connection of the pool: committed when
- * it resolves, rolled back when it throws. A connection that timed out or
- * failed is destroyed, which makes the server roll back what it held; a COMMIT
- * whose answer never came may have committed.
+ * Runs `statements` as one transaction in one round trip: START TRANSACTION,
+ * the statements and COMMIT go to the server as one query (the pool must allow
+ * multipleStatements), bounded like queryWithin's. The server stops at a
+ * statement that fails, and the transaction is then rolled back. A
+ * connection that timed out is destroyed; the server, which has the whole
+ * transaction, finishes it or rolls it back, but never does a part: a
+ * transaction that timed out may have committed. Resolves with each
+ * statement's result. A later statement may use what an earlier one did:
+ * LAST_INSERT_ID() is the first id of the last INSERT.
  */
-export async function transactionWithin<T>(
+export async function transactionWithin(
   pool: Pool,
   timeoutMs: number,
-  work: (statement: TransactionStatement) => Promise<T>,
-): Promise<T> {
+  statements: Statement[],
+): Promise<unknown[]> {
+  const sql = ['START TRANSACTION', ...statements.map((statement) => statement.sql), 'COMMIT'];
+  const values = statements.flatMap((statement) => statement.values);
   const conn = await connectionOf(pool);
-  const statement: TransactionStatement = (sql, values, options = {}) =>
-    statementOn(conn, timeoutMs, sql, values, options);
   try {
-    await statement('START TRANSACTION', []);
-    const result = await work(statement);
-    await statement('COMMIT', []);
+    const results = await statementOn<unknown[]>(conn, timeoutMs, sql.join(';\n'), values, {});
     conn.release();
-    return result;
+    return results.slice(1, -1);
   } catch (err) {
     if (usable(conn)) {
-      await statement('ROLLBACK', []).then(
+      await statementOn(conn, timeoutMs, 'ROLLBACK', [], {}).then(
         () => conn.release(),
         () => destroyConnection(conn),
       );

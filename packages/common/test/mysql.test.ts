@@ -4,7 +4,12 @@ import type { ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnreachableError } from '../src/app-error.js';
 import { migrate, splitStatements } from '../src/migrate.js';
-import { createMysqlPool, isMysqlUnavailable, queryWithin } from '../src/mysql.js';
+import {
+  createMysqlPool,
+  isMysqlUnavailable,
+  queryWithin,
+  transactionWithin,
+} from '../src/mysql.js';
 
 const migrations = fileURLToPath(new URL('./fixtures/migrations', import.meta.url));
 
@@ -143,6 +148,80 @@ describe('createMysqlPool and migrate', () => {
     } finally {
       await pool.end();
     }
+  });
+
+  describe('transactionWithin', () => {
+    const setUp = async () => {
+      const pool = await createMysqlPool({ ...db.settings, poolSize: 1, multipleStatements: true });
+      await pool.query('DROP TABLE IF EXISTS tx_rows, tx_marks');
+      await pool.query(
+        'CREATE TABLE tx_rows (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(10))',
+      );
+      await pool.query('CREATE TABLE tx_marks (name VARCHAR(10) PRIMARY KEY, row_id INT NOT NULL)');
+      return pool;
+    };
+    const rows = async (pool: Awaited<ReturnType<typeof setUp>>, table: string) =>
+      (await pool.query<RowDataPacket[]>(`SELECT * FROM ${table} ORDER BY 1`))[0];
+
+    it('commits every statement in one round trip; a later one reads the id of an earlier one', async () => {
+      const pool = await setUp();
+      try {
+        const [inserted, marked] = (await transactionWithin(pool, 2000, [
+          { sql: 'INSERT INTO tx_rows (name) VALUES (?), (?)', values: ['a', 'b'] },
+          { sql: 'INSERT INTO tx_marks VALUES (?, LAST_INSERT_ID() + 1)', values: ['b'] },
+        ])) as ResultSetHeader[];
+        expect(inserted?.affectedRows).toBe(2);
+        expect(marked?.affectedRows).toBe(1);
+        expect(await rows(pool, 'tx_marks')).toEqual([
+          { name: 'b', row_id: (inserted?.insertId ?? 0) + 1 },
+        ]);
+        expect(await rows(pool, 'tx_rows')).toHaveLength(2);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('writes nothing when a statement fails, and the connection serves the next request', async () => {
+      const pool = await setUp();
+      try {
+        await pool.query("INSERT INTO tx_marks VALUES ('taken', 1)");
+        await expect(
+          transactionWithin(pool, 2000, [
+            { sql: 'INSERT INTO tx_rows (name) VALUES (?)', values: ['lost'] },
+            { sql: 'INSERT INTO tx_marks VALUES (?, LAST_INSERT_ID())', values: ['taken'] },
+          ]),
+        ).rejects.toMatchObject({ code: 'ER_DUP_ENTRY' });
+        expect(await rows(pool, 'tx_rows')).toEqual([]);
+        // The one connection of the pool is out of the failed transaction: this commits.
+        await transactionWithin(pool, 2000, [
+          { sql: 'INSERT INTO tx_rows (name) VALUES (?)', values: ['kept'] },
+        ]);
+        expect(await rows(pool, 'tx_rows')).toEqual([{ id: expect.any(Number), name: 'kept' }]);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('is bounded and drops the connection it timed out on; what the server had was done whole or not at all', async () => {
+      const pool = await setUp();
+      try {
+        const started = Date.now();
+        await expect(
+          transactionWithin(pool, 200, [
+            { sql: 'INSERT INTO tx_rows (name) VALUES (?)', values: ['slow'] },
+            { sql: 'SELECT SLEEP(1)', values: [] },
+            { sql: 'INSERT INTO tx_marks VALUES (?, LAST_INSERT_ID())', values: ['slow'] },
+          ]),
+        ).rejects.toMatchObject({ code: 'PROTOCOL_SEQUENCE_TIMEOUT' });
+        expect(Date.now() - started).toBeLessThan(1000);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const written = await rows(pool, 'tx_rows');
+        const marked = await rows(pool, 'tx_marks');
+        expect(marked.map((mark) => mark.row_id)).toEqual(written.map((row) => row.id));
+      } finally {
+        await pool.end();
+      }
+    });
   });
 
   it('tells an unreachable server from a wrong query', () => {

@@ -19,7 +19,8 @@ import { migrationsDir } from './migrations-dir.js';
 await runService('platform', async () => {
   const config = loadPlatformConfig();
   const logger = createLogger({ name: 'platform', level: config.LOG_LEVEL });
-  const pool = await createMysqlPool(mysqlSettingsFrom(config));
+  // Keyed creates send their transaction as one query (db/database.ts).
+  const pool = await createMysqlPool({ ...mysqlSettingsFrom(config), multipleStatements: true });
   await migrate(pool, migrationsDir, logger);
 
   const metrics = config.METRICS_ENABLED ? createMetrics({ pool }) : undefined;

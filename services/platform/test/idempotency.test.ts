@@ -1,4 +1,4 @@
-import { createMysqlPool, type Pool, type RowDataPacket } from '@svc/common';
+import type { Pool, RowDataPacket } from '@svc/common';
 import { rawClient } from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -8,6 +8,7 @@ import { idempotencyRepository } from '../src/idempotency/idempotency.repository
 import {
   addMerchant,
   addService,
+  createPlatformPool,
   createRecordedApp,
   createTestApp,
   execute,
@@ -400,7 +401,7 @@ describe('two instances on one database', () => {
   let other: Express;
   let otherPool: Pool;
   beforeAll(async () => {
-    otherPool = await createMysqlPool(t.settings);
+    otherPool = await createPlatformPool(t.settings);
     other = createRecordedApp({ pool: otherPool, logger: testLogs('second-instance').logger });
   });
   afterAll(async () => {

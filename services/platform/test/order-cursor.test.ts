@@ -1,4 +1,4 @@
-import { createMysqlPool, type Pool, type RowDataPacket } from '@svc/common';
+import type { Pool, RowDataPacket } from '@svc/common';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import {
   addMerchant,
   addOrder,
   addService,
+  createPlatformPool,
   createRecordedApp,
   createTestApp,
   execute,
@@ -175,7 +176,7 @@ describe('GET /api/order/list by cursor', () => {
 
   it('serves a cursor made by another instance on the same database', async () => {
     const newest = await seed(minutes(4));
-    const pool: Pool = await createMysqlPool(t.settings);
+    const pool: Pool = await createPlatformPool(t.settings);
     try {
       const other = createRecordedApp({ pool, logger: testLogs('other').logger });
       const first = await request(t.app).get('/api/order/list?pageSize=2');

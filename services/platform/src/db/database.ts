@@ -7,6 +7,7 @@ import {
   queryTimedOut,
   queryWithin,
   type ResultSetHeader,
+  type Statement,
   StoreUnavailableError,
   transactionWithin,
 } from '@svc/common';
@@ -19,18 +20,10 @@ const MISSING_REFERENCE = new Set([1216, 1452]);
 const DUPLICATE_ENTRY = 1062;
 const COMMA = Buffer.from(',');
 
-export interface Statement {
-  sql: string;
-  values: unknown[];
-}
-
 /** A write found its unique key taken: nothing of its transaction was written. */
 export class DuplicateEntryError extends Error {
   override name = 'DuplicateEntryError';
 }
-
-/** A statement to commit together with an insert, made from the new rows' ids. */
-export type Alongside = (ids: number[]) => Statement;
 
 /**
  * Parameterized SQL on the pool. A server that cannot be reached is a
@@ -57,21 +50,22 @@ export interface Database {
   ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
   /**
    * Returns the new row's id; `missingReference` is the text for a foreign key
-   * that finds no row. With `alongside`, the INSERT and the statement it makes
-   * of the id commit together in one transaction, or neither does.
+   * that finds no row. With `alongside`, the INSERT and that statement commit
+   * together in one transaction, or neither does; it names the new rows' ids
+   * as LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
    */
   insert(
     sql: string,
     values: unknown[],
     missingReference?: string,
-    alongside?: Alongside,
+    alongside?: Statement,
   ): Promise<number>;
   /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
   insertRows(
     sql: string,
     rows: unknown[][],
     missingReference?: string,
-    alongside?: Alongside,
+    alongside?: Statement,
   ): Promise<number[]>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
@@ -116,30 +110,24 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
 
   /**
    * The ids of `count` rows one INSERT wrote: consecutive, `step` apart (see
-   * autoIncrementStep). With `alongside`, one transaction holds both statements.
+   * autoIncrementStep). With `alongside`, one transaction holds both
+   * statements, sent in one round trip.
    */
   function insertWith(
     sql: string,
     values: unknown[],
     count: number,
     missingReference: string | undefined,
-    alongside: Alongside | undefined,
+    alongside: Statement | undefined,
     step = 1,
   ): Promise<number[]> {
     const idsOf = (result: ResultSetHeader) =>
       Array.from({ length: count }, (_row, i) => result.insertId + i * step);
-    if (!alongside) {
-      return guarded(
-        run<ResultSetHeader>(sql, values, { prepared: true }).then(idsOf),
-        missingReference,
-      );
-    }
-    const written = transactionWithin(pool, queryTimeoutMs, async (statement) => {
-      const ids = idsOf(await statement<ResultSetHeader>(sql, values, { prepared: true }));
-      const next = alongside(ids);
-      await statement(next.sql, next.values, { prepared: true });
-      return ids;
-    });
+    const written = alongside
+      ? transactionWithin(pool, queryTimeoutMs, [{ sql, values }, alongside]).then(([inserted]) =>
+          idsOf(inserted as ResultSetHeader),
+        )
+      : run<ResultSetHeader>(sql, values, { prepared: true }).then(idsOf);
     return guarded(written, missingReference);
   }
 

@@ -1,6 +1,6 @@
-import { StoreUnavailableError } from '@svc/common';
+import { type Statement, StoreUnavailableError } from '@svc/common';
 import type { RequestKey } from '../idempotency/idempotency.repository.js';
-import type { Alongside, Database, Statement } from './database.js';
+import type { Database } from './database.js';
 
 interface WaitingRow {
   values: unknown[];
@@ -19,7 +19,7 @@ interface InsertBatchOptions {
   /** Rows in one statement at most. */
   maxRows?: number;
   /** The statement that keeps rows' Idempotency-Keys, in the same transaction as the rows. */
-  keep: (kept: { key: RequestKey; rowId: number }[]) => Statement;
+  keep: (kept: { key: RequestKey; row: number }[]) => Statement;
 }
 
 /**
@@ -58,10 +58,9 @@ export function insertBatches(
     (statements[rows] ??= head + new Array(rows).fill(group).join(', '));
 
   /** The keys of the rows sent with one, to commit with them; none when no row has a key. */
-  function keysOf(rows: WaitingRow[]): Alongside | undefined {
-    if (!rows.some((row) => row.key)) return undefined;
-    return (ids) =>
-      keep(rows.flatMap((row, i) => (row.key ? [{ key: row.key, rowId: ids[i] as number }] : [])));
+  function keysOf(rows: WaitingRow[]): Statement | undefined {
+    const kept = rows.flatMap(({ key }, row) => (key ? [{ key, row }] : []));
+    return kept.length > 0 ? keep(kept) : undefined;
   }
 
   async function write(rows: WaitingRow[]): Promise<void> {

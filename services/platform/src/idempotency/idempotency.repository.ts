@@ -1,4 +1,5 @@
-import type { Database, Statement } from '../db/database.js';
+import type { Statement } from '@svc/common';
+import type { Database } from '../db/database.js';
 
 /** The key space a key belongs to: the same key on two resources names two requests. */
 export type KeyedResource = 'merchant' | 'service' | 'order';
@@ -20,7 +21,9 @@ interface KeptKey {
 }
 
 const SWEEP_ROWS = 1000;
-const KEEP_ROW = '(?, ?, ?, ?, NOW(3) + INTERVAL ? SECOND)';
+/** Row i of the INSERT just before, in the same transaction (see Database.insert). */
+const KEEP_ROW =
+  '(?, ?, ?, LAST_INSERT_ID() + ? * @@auto_increment_increment, NOW(3) + INTERVAL ? SECOND)';
 
 /**
  * The kept keys (table idempotency_keys). A key is written by the same
@@ -36,20 +39,21 @@ export function idempotencyRepository(db: Database, ttlSeconds: number) {
 
   return {
     /**
-     * The INSERT of each key with the id of the row its request wrote. Sorted,
-     * so two transactions that keep the same keys lock them in one order.
+     * The INSERT of each key with the id of the row its request wrote, row
+     * `row` of the INSERT that runs just before it in the same transaction.
+     * Sorted, so two transactions that keep the same keys lock them in one order.
      */
-    keep(kept: { key: RequestKey; rowId: number }[]): Statement {
+    keep(kept: { key: RequestKey; row: number }[]): Statement {
       // A space sorts below every key character: the primary key's own order.
       const name = ({ key }: { key: RequestKey }) => `${key.resource} ${key.key}`;
       const sorted = [...kept].sort((a, b) => (name(a) < name(b) ? -1 : 1));
       return {
         sql: keepStatement(sorted.length),
-        values: sorted.flatMap(({ key, rowId }) => [
+        values: sorted.flatMap(({ key, row }) => [
           key.resource,
           key.key,
           key.requestHash,
-          rowId,
+          row,
           ttlSeconds,
         ]),
       };

@@ -44,7 +44,7 @@ export function merchantRepository(db: Database, keys: IdempotencyRepository) {
         'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
         [merchant.name, merchant.address, merchant.phone],
         undefined,
-        key && (([rowId]) => keys.keep([{ key, rowId: rowId as number }])),
+        key && keys.keep([{ key, row: 0 }]),
       );
     },
 

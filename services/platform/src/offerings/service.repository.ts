@@ -80,7 +80,7 @@ export function serviceRepository(db: Database, keys: IdempotencyRepository) {
           service.stock,
         ],
         `merchant ${service.merchant_id} does not exist`,
-        key && (([rowId]) => keys.keep([{ key, rowId: rowId as number }])),
+        key && keys.keep([{ key, row: 0 }]),
       );
     },
 

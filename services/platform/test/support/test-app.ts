@@ -42,12 +42,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A pool as the platform's main makes one. */
+export const createPlatformPool = (settings: MysqlSettings) =>
+  createMysqlPool({ ...settings, multipleStatements: true });
+
 /** The real app on a database of the calling file's own, migrated like production. */
 export async function createTestApp(
   options: { bodyLimitKb?: number; withMetrics?: boolean } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
-  const pool = await createMysqlPool(database.settings);
+  const pool = await createPlatformPool(database.settings);
   await migrate(pool, migrationsDir);
   const logs = testLogs('platform-test');
   const { withMetrics, ...deps } = options;
