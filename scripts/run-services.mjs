@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `pnpm start` / `pnpm dev`: both services side by side, each with its own settings.
+// `pnpm start`, `pnpm dev`, `pnpm migrate`: one command of both services, side
+// by side, each with its own settings.
 //
 // Every variable of the environment reaches both services, except PORT and
 // MYSQL_DATABASE, which two services can never share. A variable prefixed with
@@ -7,8 +8,9 @@
 // overrides the shared one): AUTH_PORT=3000 PLATFORM_PORT=8080
 // PLATFORM_MYSQL_DATABASE=platform_dev ...
 //
-// Ctrl-C (or SIGTERM) reaches each service once; they shut down gracefully, and
-// this exits 0 when both did, non-zero when either failed.
+// start and dev run until Ctrl-C (or SIGTERM), which reaches each service once;
+// they shut down gracefully, and this exits 0 when both did, non-zero when either
+// failed. migrate runs once in each service and exits.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -17,11 +19,13 @@ const mode = process.argv[2];
 const commands = {
   start: [process.execPath, ['dist/main.js']],
   dev: [join(root, 'node_modules/.bin/tsx'), ['watch', '--conditions=source', 'src/main.ts']],
+  migrate: [process.execPath, ['dist/migrate-command.js']],
 };
 if (!(mode in commands)) {
-  process.stderr.write('usage: run-services.mjs start|dev\n');
+  process.stderr.write('usage: run-services.mjs start|dev|migrate\n');
   process.exit(2);
 }
+const serving = mode === 'start' || mode === 'dev';
 
 const services = ['auth', 'platform'];
 const unshared = ['PORT', 'MYSQL_DATABASE'];
@@ -71,8 +75,11 @@ const children = services.map((service) => {
 });
 
 // One service failing to start ends the other too: half a stack helps nobody.
-for (const exited of children) {
-  exited.then((code) => code !== 0 && process.emit('SIGTERM'));
+// A one-off command (migrate) is left to finish its own work.
+if (serving) {
+  for (const exited of children) {
+    exited.then((code) => code !== 0 && process.emit('SIGTERM'));
+  }
 }
 const codes = await Promise.all(children);
 process.exit(codes.every((code) => code === 0) ? 0 : 1);

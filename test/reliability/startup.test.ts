@@ -5,9 +5,11 @@ import {
   createTestDatabase,
   createTestRedis,
   freePort,
+  type MysqlSettings,
   mysqlVariables,
   runMain,
 } from '@svc/test-kit';
+import mysql from 'mysql2/promise';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logEntries, type ServiceProcess, startService } from './support/service-process.js';
 
@@ -83,7 +85,7 @@ describe('the platform without PLATFORM_ADMIN_TOKEN', () => {
 });
 
 /** `pnpm <script>` at the root, in its own process group, as a terminal runs it. */
-function runRootScript(script: 'start' | 'dev', env: Record<string, string>) {
+function runRootScript(script: 'start' | 'dev' | 'migrate', env: Record<string, string>) {
   const child: ChildProcess = spawn('pnpm', [script], {
     cwd: root,
     env: { ...process.env, ...env },
@@ -151,4 +153,41 @@ describe('the root start and dev scripts', () => {
     },
     150_000,
   );
+});
+
+/** The tables of a database; none when it does not exist. */
+async function tablesOf(settings: MysqlSettings): Promise<string[]> {
+  const { database, ...server } = settings;
+  const conn = await mysql.createConnection(server);
+  try {
+    const [rows] = await conn.query<mysql.RowDataPacket[]>(
+      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? ORDER BY 1',
+      [database],
+    );
+    return rows.map((row) => row.name as string);
+  } finally {
+    await conn.end();
+  }
+}
+
+describe('the root migrate script', () => {
+  it('pnpm migrate puts each service in its own database, as AUTH_ and PLATFORM_ name them', async () => {
+    const auth = await createTestDatabase();
+    const platform = await createTestDatabase();
+    const shared = await createTestDatabase();
+    cleanups.push(...[auth, platform, shared].map((db) => () => db.drop()));
+    const run = runRootScript('migrate', {
+      ...mysqlVariables(shared.settings),
+      AUTH_MYSQL_DATABASE: auth.settings.database,
+      PLATFORM_MYSQL_DATABASE: platform.settings.database,
+    });
+
+    expect(await run.exited, run.output()).toBe(0);
+    expect(await tablesOf(auth.settings)).toEqual(['schema_migrations', 'users']);
+    expect(await tablesOf(platform.settings)).toEqual(
+      expect.arrayContaining(['merchants', 'orders', 'schema_migrations', 'services']),
+    );
+    expect(await tablesOf(platform.settings)).not.toContain('users');
+    expect(await tablesOf(shared.settings)).toEqual([]);
+  }, 150_000);
 });
