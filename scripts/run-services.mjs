@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `pnpm start`, `pnpm dev`, `pnpm migrate`: one command of both services, side
-// by side, each with its own settings.
+// `pnpm start`, `pnpm dev`, `pnpm migrate`, `pnpm seed`: one command of both
+// services, side by side, each with its own settings.
 //
 // Every variable of the environment reaches both services, except PORT and
 // MYSQL_DATABASE, which two services can never share. A variable prefixed with
@@ -10,7 +10,7 @@
 //
 // start and dev run until Ctrl-C (or SIGTERM), which reaches each service once;
 // they shut down gracefully, and this exits 0 when both did, non-zero when either
-// failed. migrate runs once in each service and exits.
+// failed. migrate and seed run once in each service and exit.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -20,9 +20,10 @@ const commands = {
   start: [process.execPath, ['dist/main.js']],
   dev: [join(root, 'node_modules/.bin/tsx'), ['watch', '--conditions=source', 'src/main.ts']],
   migrate: [process.execPath, ['dist/migrate-command.js']],
+  seed: [process.execPath, ['dist/seed-command.js']],
 };
 if (!(mode in commands)) {
-  process.stderr.write('usage: run-services.mjs start|dev|migrate\n');
+  process.stderr.write('usage: run-services.mjs start|dev|migrate|seed\n');
   process.exit(2);
 }
 const serving = mode === 'start' || mode === 'dev';
@@ -75,7 +76,7 @@ const children = services.map((service) => {
 });
 
 // One service failing to start ends the other too: half a stack helps nobody.
-// A one-off command (migrate) is left to finish its own work.
+// A one-off command (migrate, seed) is left to finish its own work.
 if (serving) {
   for (const exited of children) {
     exited.then((code) => code !== 0 && process.emit('SIGTERM'));
