@@ -31,9 +31,17 @@ const serving = mode === 'start' || mode === 'dev';
 const services = ['auth', 'platform'];
 const unshared = ['PORT', 'MYSQL_DATABASE'];
 
+/** The services write to our pipe: a person at our terminal still gets readable, coloured lines. */
+function terminalDefaults() {
+  if (!process.stdout.isTTY) return {};
+  return process.env.NO_COLOR
+    ? { LOG_FORMAT: 'pretty' }
+    : { LOG_FORMAT: 'pretty', FORCE_COLOR: '1' };
+}
+
 function envFor(service) {
   const prefix = `${service.toUpperCase()}_`;
-  const env = { ...process.env };
+  const env = { ...terminalDefaults(), ...process.env };
   for (const name of unshared) delete env[name];
   for (const [name, value] of Object.entries(process.env)) {
     if (name.startsWith(prefix)) env[name.slice(prefix.length)] = value;

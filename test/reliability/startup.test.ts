@@ -107,6 +107,14 @@ function runRootScript(script: 'start' | 'dev' | 'migrate', env: Record<string, 
   return { output: () => output, exited, pgid: child.pid as number };
 }
 
+/** What one service wrote through the root scripts, without their `<service> | ` labels. */
+const linesOf = (output: string, service: string) =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith(`${service} | `))
+    .map((line) => line.slice(`${service} | `.length))
+    .join('\n');
+
 async function healthy(url: string, deadlineMs: number): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
@@ -144,6 +152,18 @@ describe('the root start and dev scripts', () => {
       expect(output).toContain(`"port":${authPort}`);
       expect(output).toContain(`"port":${platformPort}`);
       expect(output).not.toContain('shared_by_mistake');
+      for (const [service, port] of [
+        ['auth', authPort],
+        ['platform', platformPort],
+      ] as const) {
+        const url = `http://127.0.0.1:${port}`;
+        const banner = `${service} listening on ${url} (docs ${url}/docs, metrics ${url}/metrics)`;
+        const messages = logEntries(linesOf(output, service)).map((entry) => entry.msg);
+        expect(messages.filter((msg) => msg === banner)).toHaveLength(1);
+        for (const page of [`${url}/docs`, `${url}/metrics`]) {
+          expect((await fetch(page)).status, page).toBe(200);
+        }
+      }
 
       process.kill(-run.pgid, 'SIGINT');
       expect(await run.exited).toBe(0);

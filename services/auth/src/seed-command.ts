@@ -5,7 +5,7 @@ import { migrationsDir } from './migrations-dir.js';
 
 await runService('auth seed', async () => {
   const config = loadAuthConfig();
-  const logger = createLogger({ name: 'auth', level: config.LOG_LEVEL });
+  const logger = createLogger({ name: 'auth', level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   await migrateOnce(mysqlSettingsFrom(config), migrationsDir, logger, async (pool) => {
     const added = await seedDemoData(pool);
     const user = DEMO_USER.username;

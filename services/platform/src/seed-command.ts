@@ -5,7 +5,11 @@ import { migrationsDir } from './migrations-dir.js';
 
 await runService('platform seed', async () => {
   const config = loadPlatformConfig();
-  const logger = createLogger({ name: 'platform', level: config.LOG_LEVEL });
+  const logger = createLogger({
+    name: 'platform',
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+  });
   await migrateOnce(mysqlSettingsFrom(config), migrationsDir, logger, async (pool) => {
     const added = await seedDemoData(pool);
     logger.info({ added }, 'demo merchants, services and orders in place');
