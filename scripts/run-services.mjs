@@ -6,13 +6,16 @@
 // MYSQL_DATABASE, which two services can never share. A variable prefixed with
 // AUTH_ or PLATFORM_ is given to that service alone, without its prefix (and
 // overrides the shared one): AUTH_PORT=3000 PLATFORM_PORT=8080
-// PLATFORM_MYSQL_DATABASE=platform_dev ...
+// PLATFORM_MYSQL_DATABASE=platform_dev ... Below both come the service's own
+// `.env` file (services/<name>/.env, made from its .env.example), when there is one.
 //
 // start and dev run until Ctrl-C (or SIGTERM), which reaches each service once;
 // they shut down gracefully, and this exits 0 when both did, non-zero when either
 // failed. migrate and seed run once in each service and exit.
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 
 const root = join(import.meta.dirname, '..');
 const mode = process.argv[2];
@@ -39,10 +42,17 @@ function terminalDefaults() {
     : { LOG_FORMAT: 'pretty', FORCE_COLOR: '1' };
 }
 
+function envFileOf(service) {
+  const path = join(root, 'services', service, '.env');
+  return existsSync(path) ? parseEnv(readFileSync(path, 'utf8')) : {};
+}
+
 function envFor(service) {
   const prefix = `${service.toUpperCase()}_`;
-  const env = { ...terminalDefaults(), ...process.env };
-  for (const name of unshared) delete env[name];
+  const env = { ...terminalDefaults(), ...envFileOf(service) };
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!unshared.includes(name)) env[name] = value;
+  }
   for (const [name, value] of Object.entries(process.env)) {
     if (name.startsWith(prefix)) env[name.slice(prefix.length)] = value;
   }
