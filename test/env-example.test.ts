@@ -3,19 +3,16 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { loadConfig } from '@svc/common';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import { configSchema as authConfig } from '../services/auth/src/config.js';
 import { configSchema as platformConfig } from '../services/platform/src/config.js';
 
 const root = join(import.meta.dirname, '..');
 
 /** The variables a service reads are its config schema's keys. */
-const services: [string, z.ZodObject][] = [
+describe.each([
   ['auth', authConfig],
   ['platform', platformConfig],
-];
-
-describe.each(services)('services/%s/.env.example', (name, schema) => {
+] as const)('services/%s/.env.example', (name, schema) => {
   const text = readFileSync(join(root, `services/${name}/.env.example`), 'utf8');
   const set = parseEnv(text);
   const commented = [...text.matchAll(/^#\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1] as string);
