@@ -20,7 +20,7 @@ import {
   type TestDatabase,
 } from '@svc/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logEntries } from './support/service-process.js';
+import { labelledLinesOf, logEntries } from './support/service-process.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -65,14 +65,6 @@ async function ready(urls: string[], deadline: number, output: () => string): Pr
     }
   }
 }
-
-/** What one service wrote, without the `<service> | ` labels. */
-const linesOf = (output: string, service: string) =>
-  output
-    .split('\n')
-    .filter((line) => line.startsWith(`${service} | `))
-    .map((line) => line.slice(`${service} | `.length))
-    .join('\n');
 
 /** The environment of a fresh shell: ours without what pnpm, vitest and the test kit add. */
 function shellEnvironment(): NodeJS.ProcessEnv {
@@ -154,7 +146,7 @@ describe('./run start on a clean clone', () => {
       ['auth', auth],
       ['platform', platform],
     ] as const) {
-      const messages = logEntries(linesOf(output, service)).map((entry) => entry.msg);
+      const messages = logEntries(labelledLinesOf(output, service)).map((entry) => entry.msg);
       expect(messages).toContain(
         `${service} listening on ${url} (docs ${url}/docs, metrics ${url}/metrics)`,
       );
@@ -187,9 +179,11 @@ describe('./run start on a clean clone', () => {
     expect(readyIn, output).toBeLessThan(10_000);
     expect(statSync(built).mtimeMs).toBe(builtAt);
     expect(output).not.toContain('migration applied');
-    const seeded = logEntries(linesOf(output, 'platform')).find((entry) => 'added' in entry);
+    const seeded = logEntries(labelledLinesOf(output, 'platform')).find(
+      (entry) => 'added' in entry,
+    );
     expect(seeded?.added).toEqual({ merchants: 0, services: 0, orders: 0 });
-    expect(logEntries(linesOf(output, 'auth')).map((entry) => entry.msg)).toContain(
+    expect(logEntries(labelledLinesOf(output, 'auth')).map((entry) => entry.msg)).toContain(
       'demo user demo was already there',
     );
     expect(await current.interrupt()).toBe(0);

@@ -11,7 +11,12 @@ import {
 } from '@svc/test-kit';
 import mysql from 'mysql2/promise';
 import { afterEach, describe, expect, it } from 'vitest';
-import { logEntries, type ServiceProcess, startService } from './support/service-process.js';
+import {
+  labelledLinesOf,
+  logEntries,
+  type ServiceProcess,
+  startService,
+} from './support/service-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const mainOf = (service: string) => join(root, `services/${service}/src/main.ts`);
@@ -107,14 +112,6 @@ function runRootScript(script: 'start' | 'dev' | 'migrate', env: Record<string, 
   return { output: () => output, exited, pgid: child.pid as number };
 }
 
-/** What one service wrote through the root scripts, without their `<service> | ` labels. */
-const linesOf = (output: string, service: string) =>
-  output
-    .split('\n')
-    .filter((line) => line.startsWith(`${service} | `))
-    .map((line) => line.slice(`${service} | `.length))
-    .join('\n');
-
 async function healthy(url: string, deadlineMs: number): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
@@ -158,7 +155,7 @@ describe('the root start and dev scripts', () => {
       ] as const) {
         const url = `http://127.0.0.1:${port}`;
         const banner = `${service} listening on ${url} (docs ${url}/docs, metrics ${url}/metrics)`;
-        const messages = logEntries(linesOf(output, service)).map((entry) => entry.msg);
+        const messages = logEntries(labelledLinesOf(output, service)).map((entry) => entry.msg);
         expect(messages.filter((msg) => msg === banner)).toHaveLength(1);
         for (const page of [`${url}/docs`, `${url}/metrics`]) {
           expect((await fetch(page)).status, page).toBe(200);
