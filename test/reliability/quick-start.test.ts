@@ -128,8 +128,10 @@ describe('./run start on a clean clone', () => {
   });
 
   it('sets up everything, then serves both with the demo data, and says where', async () => {
+    const started = Date.now();
     current = runStart(clone, env);
-    await ready([auth, platform], Date.now() + 600_000, current.output);
+    await ready([auth, platform], started + 600_000, current.output);
+    console.log(`./run start on a clean clone: both services ready in ${Date.now() - started} ms`);
     const output = current.output();
 
     // It brought its own pnpm, and the Node we ship unless the machine's is that one.
@@ -175,6 +177,7 @@ describe('./run start on a clean clone', () => {
     await ready([auth, platform], started + 30_000, current.output);
     const readyIn = Date.now() - started;
     const output = current.output();
+    console.log(`./run start again, nothing changed: both services ready in ${readyIn} ms`);
 
     expect(readyIn, output).toBeLessThan(10_000);
     expect(statSync(built).mtimeMs).toBe(builtAt);
