@@ -1,35 +1,58 @@
 #!/usr/bin/env node
-// `pnpm start` / `pnpm dev`: both services side by side, each with its own settings.
+// `pnpm start`, `pnpm dev`, `pnpm migrate`, `pnpm seed`: one command of both
+// services, side by side, each with its own settings.
 //
 // Every variable of the environment reaches both services, except PORT and
 // MYSQL_DATABASE, which two services can never share. A variable prefixed with
 // AUTH_ or PLATFORM_ is given to that service alone, without its prefix (and
 // overrides the shared one): AUTH_PORT=3000 PLATFORM_PORT=8080
-// PLATFORM_MYSQL_DATABASE=platform_dev ...
+// PLATFORM_MYSQL_DATABASE=platform_dev ... Below both come the service's own
+// `.env` file (services/<name>/.env, made from its .env.example), when there is one.
 //
-// Ctrl-C (or SIGTERM) reaches each service once; they shut down gracefully, and
-// this exits 0 when both did, non-zero when either failed.
+// start and dev run until Ctrl-C (or SIGTERM), which reaches each service once;
+// they shut down gracefully, and this exits 0 when both did, non-zero when either
+// failed. migrate and seed run once in each service and exit.
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 
 const root = join(import.meta.dirname, '..');
 const mode = process.argv[2];
 const commands = {
   start: [process.execPath, ['dist/main.js']],
   dev: [join(root, 'node_modules/.bin/tsx'), ['watch', '--conditions=source', 'src/main.ts']],
+  migrate: [process.execPath, ['dist/migrate-command.js']],
+  seed: [process.execPath, ['dist/seed-command.js']],
 };
 if (!(mode in commands)) {
-  process.stderr.write('usage: run-services.mjs start|dev\n');
+  process.stderr.write('usage: run-services.mjs start|dev|migrate|seed\n');
   process.exit(2);
 }
+const serving = mode === 'start' || mode === 'dev';
 
 const services = ['auth', 'platform'];
 const unshared = ['PORT', 'MYSQL_DATABASE'];
 
+/** The services write to our pipe: a person at our terminal still gets readable, coloured lines. */
+function terminalDefaults() {
+  if (!process.stdout.isTTY) return {};
+  return process.env.NO_COLOR
+    ? { LOG_FORMAT: 'pretty' }
+    : { LOG_FORMAT: 'pretty', FORCE_COLOR: '1' };
+}
+
+function envFileOf(service) {
+  const path = join(root, 'services', service, '.env');
+  return existsSync(path) ? parseEnv(readFileSync(path, 'utf8')) : {};
+}
+
 function envFor(service) {
   const prefix = `${service.toUpperCase()}_`;
-  const env = { ...process.env };
-  for (const name of unshared) delete env[name];
+  const env = { ...terminalDefaults(), ...envFileOf(service) };
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!unshared.includes(name)) env[name] = value;
+  }
   for (const [name, value] of Object.entries(process.env)) {
     if (name.startsWith(prefix)) env[name.slice(prefix.length)] = value;
   }
@@ -71,8 +94,11 @@ const children = services.map((service) => {
 });
 
 // One service failing to start ends the other too: half a stack helps nobody.
-for (const exited of children) {
-  exited.then((code) => code !== 0 && process.emit('SIGTERM'));
+// A one-off command (migrate, seed) is left to finish its own work.
+if (serving) {
+  for (const exited of children) {
+    exited.then((code) => code !== 0 && process.emit('SIGTERM'));
+  }
 }
 const codes = await Promise.all(children);
 process.exit(codes.every((code) => code === 0) ? 0 : 1);

@@ -52,7 +52,7 @@ describe('docs/ARCHITECTURE.md', () => {
     const files = filesOf(section('One auth route'), 'auth');
     for (const file of files) expect(existsSync(join(root, file)), file).toBe(true);
     expect(compact('services/auth/src/users/user.router.ts')).toContain(
-      "router.post('/api/user/login',handlers.login)",
+      "router.post('/api/user/login',json,handlers.login)",
     );
     expect(read('services/auth/src/users/user.repository.ts')).toContain(
       'SELECT id, username, password, roles FROM users WHERE username = ?',

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,41 +32,63 @@ app.get('/api/comment/list', createGuard({ redis }), (req, res) => {
 app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
 `;
 
+/** The install line of the guard's README: `npm install <repository>/dist/packages/<tarball> ioredis`. */
+function readmeInstallLine(): { tarball: string; rest: string[] } {
+  const readme = readFileSync(join(root, 'packages/session-guard/README.md'), 'utf8');
+  const match = /^npm install \S+\/dist\/packages\/(\S+\.tgz) ([^#\n]+?)\s+#/m.exec(readme);
+  if (!match) throw new Error('the guard README has no npm install line for dist/packages/');
+  return { tarball: match[1] as string, rest: (match[2] as string).split(/\s+/) };
+}
+
+let tarball: string;
+let redis: TestServer;
+let auth: ServiceProcess;
+
 /*
- * What another team does: pack the guard, install the tarball with npm in a
- * project of its own, outside this repository, with express and ioredis from
- * the registry, and mount it on a route. The real auth service issues and
- * revokes the tokens.
+ * What another team does: `pnpm pack:guard` here, then in a project of its own,
+ * outside this repository, the README's npm install line (ioredis with no
+ * version: what npm gives today), or the same with ioredis@5; `npm install` of
+ * another package afterwards; and the guard mounted on a route. The real auth
+ * service issues and revokes the tokens.
  */
-describe('@svc/session-guard installed from its tarball, outside the workspace', () => {
+beforeAll(async () => {
+  const { stdout } = await run('pnpm', ['pack:guard'], { cwd: root });
+  tarball = join(root, 'dist/packages', readmeInstallLine().tarball);
+  expect(stdout).toContain(tarball);
+  redis = await startRedisServer();
+  auth = await startService('auth', {
+    ...mysqlVariables((await createTestDatabase()).settings),
+    REDIS_URL: redis.url,
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await auth?.stop();
+  await redis?.destroy();
+});
+
+describe.each([
+  ["the README's line", readmeInstallLine().rest, '6'],
+  ['ioredis@5', ['ioredis@5'], '5'],
+])('@svc/session-guard installed from its tarball with npm, %s', (_case, peers, major) => {
   let scratch: string;
-  let redis: TestServer;
-  let auth: ServiceProcess;
   let app: ChildProcess;
   let base: string;
+  let secondInstall: { stdout: string; stderr: string };
 
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'guard-adopter-'));
-    await run('pnpm', ['pack', '--pack-destination', scratch], {
-      cwd: join(root, 'packages/session-guard'),
-    });
-    const tarball = (await readdir(scratch)).find((file) => file.endsWith('.tgz')) as string;
-    writeFileSync(
-      join(scratch, 'package.json'),
-      JSON.stringify({ name: 'adopter', private: true, type: 'module' }),
-    );
-    await run(
-      'npm',
-      ['install', '--no-audit', '--no-fund', `./${tarball}`, 'express@5', 'ioredis@5'],
-      { cwd: scratch, env: { ...process.env, npm_config_engine_strict: 'false' } },
-    );
+    const npm = (args: string[]) =>
+      run('npm', [...args, '--no-audit', '--no-fund'], {
+        cwd: scratch,
+        env: { ...process.env, npm_config_engine_strict: 'false' },
+      });
+    await npm(['init', '-y']);
+    await npm(['pkg', 'set', 'type=module']);
+    await npm(['install', tarball, ...peers]);
+    secondInstall = await npm(['install', 'express@5']);
     writeFileSync(join(scratch, 'app.mjs'), APP);
 
-    redis = await startRedisServer();
-    auth = await startService('auth', {
-      ...mysqlVariables((await createTestDatabase()).settings),
-      REDIS_URL: redis.url,
-    });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     app = spawn(process.execPath, ['app.mjs'], {
@@ -79,17 +101,26 @@ describe('@svc/session-guard installed from its tarball, outside the workspace',
 
   afterAll(async () => {
     app?.kill();
-    await auth?.stop();
-    await redis?.destroy();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 
-  it('ships compiled code with no runtime dependency, ioredis as a peer', () => {
+  it(`resolves ioredis ${major}.x without a peer conflict, and a second npm install succeeds`, async () => {
+    const installed = JSON.parse(
+      readFileSync(join(scratch, 'node_modules/ioredis/package.json'), 'utf8'),
+    );
+    expect(installed.version.split('.')[0]).toBe(major);
+    expect(secondInstall.stderr).not.toMatch(/ERESOLVE|peer dep|conflicting peer/i);
+    // The optional peer @nestjs/common shows as UNMET OPTIONAL, which is not a problem.
+    const { stdout } = await run('npm', ['ls', '--all'], { cwd: scratch });
+    expect(stdout).not.toMatch(/\binvalid\b|UNMET (PEER )?DEPENDENCY|extraneous/);
+  });
+
+  it('ships compiled code with no runtime dependency, ioredis 5 or 6 as a peer', () => {
     const manifest = JSON.parse(
       readFileSync(join(scratch, 'node_modules/@svc/session-guard/package.json'), 'utf8'),
     );
     expect(manifest.dependencies ?? {}).toEqual({});
-    expect(manifest.peerDependencies.ioredis).toBe('^5');
+    expect(manifest.peerDependencies.ioredis).toBe('^5 || ^6');
     expect(manifest.peerDependenciesMeta['@nestjs/common'].optional).toBe(true);
     expect(JSON.stringify(manifest)).not.toContain('workspace:');
     const shipped = readdirSyncDeep(join(scratch, 'node_modules/@svc/session-guard'));
@@ -103,15 +134,16 @@ describe('@svc/session-guard installed from its tarball, outside the workspace',
     fetch(`${base}/api/comment/list`, { headers });
 
   it('lets a token from the real auth service through, in either header', async () => {
-    await register(auth.url, 'adopter_user', 'adopter-pass-1');
-    const token = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    const username = `adopter_${major}`;
+    await register(auth.url, username, 'adopter-pass-1');
+    const token = await login(auth.url, username, 'adopter-pass-1');
     for (const headers of <Record<string, string>[]>[
       { authorization: `Bearer ${token}` },
       { token },
     ]) {
       const res = await get(headers);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ user: { username: 'adopter_user' }, token });
+      expect(await res.json()).toEqual({ user: { username }, token });
     }
   });
 
@@ -120,7 +152,7 @@ describe('@svc/session-guard installed from its tarball, outside the workspace',
     expect(none.status).toBe(401);
     expect(await none.json()).toEqual({ code: 401, message: '未携带Token,请先登录' });
 
-    const token = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    const token = await login(auth.url, `adopter_${major}`, 'adopter-pass-1');
     expect((await get({ token })).status).toBe(200);
     await call(auth.url, '/api/user/logout', { method: 'POST', token });
     const dead = await get({ token });
@@ -129,7 +161,7 @@ describe('@svc/session-guard installed from its tarball, outside the workspace',
   });
 
   it('answers 503 while Redis is down', async () => {
-    const token = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    const token = await login(auth.url, `adopter_${major}`, 'adopter-pass-1');
     await redis.stop();
     try {
       const res = await get({ token });
@@ -137,6 +169,10 @@ describe('@svc/session-guard installed from its tarball, outside the workspace',
       expect(await res.json()).toEqual({ code: 503, message: '服务暂不可用,请稍后重试' });
     } finally {
       await redis.start();
+      // The auth service serves the next case's logins once it is back on Redis.
+      await expect
+        .poll(() => fetch(`${auth.url}/readyz`).then((res) => res.status), { timeout: 10_000 })
+        .toBe(200);
     }
   });
 });

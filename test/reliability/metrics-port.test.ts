@@ -56,10 +56,16 @@ describe.each(['auth', 'platform'] as const)('%s: where /metrics is served', (na
       }),
     ).toBeGreaterThanOrEqual(1);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(404);
+    expect(service.output()).toContain(
+      `${name} listening on ${service.url} (docs ${service.url}/docs, metrics http://127.0.0.1:${port}/metrics)`,
+    );
   });
 
   it('not at all with METRICS_ENABLED=false', async () => {
     const service = await start(name, { METRICS_ENABLED: 'false' });
     expect((await fetch(`${service.url}/metrics`)).status).toBe(404);
+    expect(service.output()).toContain(
+      `${name} listening on ${service.url} (docs ${service.url}/docs, metrics off)`,
+    );
   });
 });

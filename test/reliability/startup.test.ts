@@ -5,11 +5,18 @@ import {
   createTestDatabase,
   createTestRedis,
   freePort,
+  type MysqlSettings,
   mysqlVariables,
   runMain,
 } from '@svc/test-kit';
+import mysql from 'mysql2/promise';
 import { afterEach, describe, expect, it } from 'vitest';
-import { logEntries, type ServiceProcess, startService } from './support/service-process.js';
+import {
+  labelledLinesOf,
+  logEntries,
+  type ServiceProcess,
+  startService,
+} from './support/service-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const mainOf = (service: string) => join(root, `services/${service}/src/main.ts`);
@@ -83,7 +90,7 @@ describe('the platform without PLATFORM_ADMIN_TOKEN', () => {
 });
 
 /** `pnpm <script>` at the root, in its own process group, as a terminal runs it. */
-function runRootScript(script: 'start' | 'dev', env: Record<string, string>) {
+function runRootScript(script: 'start' | 'dev' | 'migrate', env: Record<string, string>) {
   const child: ChildProcess = spawn('pnpm', [script], {
     cwd: root,
     env: { ...process.env, ...env },
@@ -142,6 +149,18 @@ describe('the root start and dev scripts', () => {
       expect(output).toContain(`"port":${authPort}`);
       expect(output).toContain(`"port":${platformPort}`);
       expect(output).not.toContain('shared_by_mistake');
+      for (const [service, port] of [
+        ['auth', authPort],
+        ['platform', platformPort],
+      ] as const) {
+        const url = `http://127.0.0.1:${port}`;
+        const banner = `${service} listening on ${url} (docs ${url}/docs, metrics ${url}/metrics)`;
+        const messages = logEntries(labelledLinesOf(output, service)).map((entry) => entry.msg);
+        expect(messages.filter((msg) => msg === banner)).toHaveLength(1);
+        for (const page of [`${url}/docs`, `${url}/metrics`]) {
+          expect((await fetch(page)).status, page).toBe(200);
+        }
+      }
 
       process.kill(-run.pgid, 'SIGINT');
       expect(await run.exited).toBe(0);
@@ -151,4 +170,41 @@ describe('the root start and dev scripts', () => {
     },
     150_000,
   );
+});
+
+/** The tables of a database; none when it does not exist. */
+async function tablesOf(settings: MysqlSettings): Promise<string[]> {
+  const { database, ...server } = settings;
+  const conn = await mysql.createConnection(server);
+  try {
+    const [rows] = await conn.query<mysql.RowDataPacket[]>(
+      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? ORDER BY 1',
+      [database],
+    );
+    return rows.map((row) => row.name as string);
+  } finally {
+    await conn.end();
+  }
+}
+
+describe('the root migrate script', () => {
+  it('pnpm migrate puts each service in its own database, as AUTH_ and PLATFORM_ name them', async () => {
+    const auth = await createTestDatabase();
+    const platform = await createTestDatabase();
+    const shared = await createTestDatabase();
+    cleanups.push(...[auth, platform, shared].map((db) => () => db.drop()));
+    const run = runRootScript('migrate', {
+      ...mysqlVariables(shared.settings),
+      AUTH_MYSQL_DATABASE: auth.settings.database,
+      PLATFORM_MYSQL_DATABASE: platform.settings.database,
+    });
+
+    expect(await run.exited, run.output()).toBe(0);
+    expect(await tablesOf(auth.settings)).toEqual(['schema_migrations', 'users']);
+    expect(await tablesOf(platform.settings)).toEqual(
+      expect.arrayContaining(['merchants', 'orders', 'schema_migrations', 'services']),
+    );
+    expect(await tablesOf(platform.settings)).not.toContain('users');
+    expect(await tablesOf(shared.settings)).toEqual([]);
+  }, 150_000);
 });

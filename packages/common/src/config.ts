@@ -62,6 +62,10 @@ export function httpEnv(defaultPort: number) {
     LOG_LEVEL: z
       .enum(logLevels, { error: `expected one of ${logLevels.join(', ')}` })
       .default('info'),
+    /** auto: readable lines on a terminal (with pino-pretty installed), JSON otherwise. */
+    LOG_FORMAT: z
+      .enum(['auto', 'json', 'pretty'], { error: 'expected auto, json or pretty' })
+      .default('auto'),
     BODY_LIMIT_KB: intVar(100, 1, 10_240),
     SHUTDOWN_GRACE_MS: intVar(10_000, 0, 600_000),
     /** A client that reads nothing of its answer (nor sends anything) this long is cut off. */

@@ -47,5 +47,6 @@ export {
 // Declares req.id and req.log on every Express request of the services.
 export type {} from './request-logger.js';
 export { serve } from './serve.js';
+export { listeningMessage } from './service-urls.js';
 export { onShutdownSignals, shutdownGracefully } from './shutdown.js';
 export { runService } from './startup.js';

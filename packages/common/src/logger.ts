@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import { prettyStdout } from './pretty-logs.js';
 
 /** Secrets that must never reach a log line, wherever they sit in the object logged. */
 const REDACTED_PATHS = [
@@ -24,9 +25,14 @@ const REDACTED_PATHS = [
 
 export const REDACTED = '[redacted]';
 
+/** LOG_FORMAT: `auto` is readable lines on a terminal and JSON anywhere else. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 interface LoggerSettings {
   name: string;
   level?: LoggerOptions['level'];
+  /** Default `json`. */
+  format?: LogFormat;
 }
 
 /**
@@ -48,7 +54,15 @@ export function createLogger(settings: LoggerSettings, destination?: Destination
     level: settings.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: REDACTED },
   };
-  return pino(options, destination ?? stdoutDestination());
+  if (destination) return pino(options, destination);
+  const format = settings.format ?? 'json';
+  const wantsPretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+  const pretty = wantsPretty ? prettyStdout() : undefined;
+  const logger = pino(options, pretty ?? stdoutDestination());
+  if (format === 'pretty' && !pretty) {
+    logger.warn('LOG_FORMAT=pretty needs pino-pretty, a development dependency; logging JSON');
+  }
+  return logger;
 }
 
 export type { Logger } from 'pino';

@@ -61,16 +61,22 @@ export async function migrate(pool: Pool, dir: string, logger?: Logger): Promise
   }
 }
 
-/** The `migrate` command of a service: applies what is pending, logs it, and closes the pool. */
+/**
+ * The `migrate` command of a service: applies what is pending, logs it, and
+ * closes the pool. `then` (the `seed` command's work) runs on the migrated
+ * database before the pool closes.
+ */
 export async function migrateOnce(
   settings: MysqlSettings,
   dir: string,
   logger: Logger,
+  then?: (pool: Pool) => Promise<void>,
 ): Promise<void> {
   const pool = await createMysqlPool(settings);
   try {
     const applied = await migrate(pool, dir, logger);
     logger.info({ applied }, applied.length ? 'migrations applied' : 'schema is up to date');
+    await then?.(pool);
   } finally {
     await pool.end();
   }

@@ -251,17 +251,18 @@ export async function connectRedis(
 export async function connectRedis(settings: RedisSettings, logger?: Logger): Promise<RedisClient>;
 export async function connectRedis(settings: RedisSettings, logger?: Logger): Promise<RedisClient> {
   const redis = createRedis(settings);
-  let down = false;
+  // Before the first `ready` a failure is start-up's to report, in its one line.
+  let state: 'connecting' | 'up' | 'down' = 'connecting';
   let lastError: Error | undefined;
   redis.on('error', (err: Error) => {
     lastError = err;
-    if (down) return;
-    down = true;
+    if (state !== 'up') return;
+    state = 'down';
     logger?.warn({ err: { message: err.message } }, 'redis connection lost');
   });
   redis.on('ready', () => {
-    if (down) logger?.info('redis connection restored');
-    down = false;
+    if (state === 'down') logger?.info('redis connection restored');
+    state = 'up';
   });
   // Sentinel and cluster clients keep retrying inside connect(); the deadline ends that.
   const timeout = deadline(STARTUP_DEADLINE_MS);

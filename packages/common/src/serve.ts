@@ -3,18 +3,20 @@ import type { Logger } from 'pino';
 import type { HttpConfig } from './config.js';
 import { listen } from './listen.js';
 import { type Metrics, serveMetricsOn } from './metrics.js';
+import { type ServiceUrls, serviceUrls } from './service-urls.js';
 
 /**
  * Binds the service's port, and METRICS_PORT's own listener when metrics are
  * on and have one. Either failing ends start-up with its one-line ListenError.
- * `closeMetrics` stops the metrics listener, if any, for a graceful stop.
+ * `closeMetrics` stops the metrics listener, if any, for a graceful stop;
+ * `urls` says where each is reached, for the start-up line.
  */
 export async function serve(
   app: RequestListener,
   config: Pick<HttpConfig, 'PORT' | 'HOST' | 'SEND_IDLE_TIMEOUT_MS' | 'METRICS_PORT'>,
   logger: Logger,
   metrics?: Metrics,
-): Promise<{ server: Server; closeMetrics: () => Promise<void> }> {
+): Promise<{ server: Server; closeMetrics: () => Promise<void>; urls: ServiceUrls }> {
   const options = {
     port: config.PORT,
     host: config.HOST,
@@ -30,5 +32,5 @@ export async function serve(
     new Promise<void>((resolve) =>
       metricsServer ? metricsServer.close(() => resolve()) : resolve(),
     );
-  return { server, closeMetrics };
+  return { server, closeMetrics, urls: serviceUrls(server, metricsServer, metrics !== undefined) };
 }

@@ -1,8 +1,15 @@
-import { createTestRedis, freePort, startRedisServer, type TestServer } from '@svc/test-kit';
+import {
+  captureLogs,
+  createTestRedis,
+  freePort,
+  startRedisServer,
+  type TestServer,
+} from '@svc/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { StoreUnreachableError } from '../src/app-error.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
 import { connectRedis, redisEnv, redisEnvRules, redisSettingsFrom } from '../src/redis.js';
 
 describe('Redis variables', () => {
@@ -92,11 +99,14 @@ describe('connectRedis', () => {
 
   it('fails fast with one line naming the address and the variables when nothing listens', async () => {
     const port = await freePort();
+    const logs = captureLogs((sink) => createLogger({ name: 'redis-test' }, sink));
     const started = Date.now();
-    const attempt = connectRedis({ host: '127.0.0.1', port, db: 0 });
+    const attempt = connectRedis({ host: '127.0.0.1', port, db: 0 }, logs.logger);
     await expect(attempt).rejects.toThrow(StoreUnreachableError);
     await expect(attempt).rejects.toThrow(`cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED)`);
     expect(Date.now() - started).toBeLessThan(5000);
+    // The error is start-up's one line; a log line too would make two.
+    expect(logs.entries()).toEqual([]);
   });
 
   it('fails fast naming the cluster nodes and the variable when no node answers', async () => {
@@ -153,6 +163,24 @@ describe('connectRedis', () => {
         expect(Date.now() - started).toBeLessThan(2500);
         await server.start();
         await expect.poll(() => redis.ping().catch(() => 'down'), { timeout: 5000 }).toBe('PONG');
+      } finally {
+        redis.disconnect();
+      }
+    });
+
+    it('logs the outage once when reconnecting fails, and once when it is over', async () => {
+      const logs = captureLogs((sink) => createLogger({ name: 'redis-test' }, sink));
+      const redis = await connectRedis({ url: server.url, host: '', port: 0, db: 0 }, logs.logger);
+      const messages = () => logs.entries().map((entry) => [entry.level, entry.msg]);
+      try {
+        expect(messages()).toEqual([]);
+        await server.stop();
+        await expect.poll(messages, { timeout: 5000 }).toEqual([[40, 'redis connection lost']]);
+        await server.start();
+        await expect.poll(messages, { timeout: 5000 }).toEqual([
+          [40, 'redis connection lost'],
+          [30, 'redis connection restored'],
+        ]);
       } finally {
         redis.disconnect();
       }

@@ -14,11 +14,12 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { startRedisServer, type TestServer } from '@svc/test-kit';
 import type { Response } from 'express';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSession } from '../src/index.js';
 import { SessionGuard, SessionGuardModule } from '../src/nest.js';
+import { IOREDIS_MAJORS } from './support/ioredis-majors.js';
 
 /*
  * A real NestJS application, as the judge backend is one: one controller
@@ -63,14 +64,14 @@ Catch(HttpException)(EnvelopeFilter);
 
 const whoami: Handler = (req) => ({ user: req.user, token: req.token });
 
-describe('SessionGuard in a NestJS application', () => {
+describe.each(IOREDIS_MAJORS)('SessionGuard in a NestJS application, on %s', (_name, major) => {
   let server: TestServer;
   let redis: Redis;
   let app: INestApplication;
 
   beforeAll(async () => {
     server = await startRedisServer();
-    redis = new Redis(server.url, { maxRetriesPerRequest: 0, commandTimeout: 500 });
+    redis = major.redis(server.url);
     redis.on('error', () => {});
     const Questions = controller(
       'QuestionController',

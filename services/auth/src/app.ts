@@ -40,10 +40,11 @@ export function createApp(deps: AppDeps): Express {
   const app = createBaseApp({ logger, metrics, metricsRoute });
   const observe = metrics && authMetrics(metrics.registry, redis);
   app.set('trust proxy', resolved.trustProxy);
-  app.use(express.json({ limit: `${bodyLimitKb}kb` }));
   const checks = { redis: () => redis.ping(), mysql: () => pool.query('SELECT 1') };
   app.use(healthRouter(checks, UNAVAILABLE));
-  app.use(userRouter({ pool, redis, settings: resolved, observe }));
+  // Each user route reads its own body, so a refused one is still counted under the route.
+  const json = express.json({ limit: `${bodyLimitKb}kb` });
+  app.use(userRouter({ pool, redis, settings: resolved, json, observe }));
   app.use(docsRouter(openApiDocument));
   app.use(notFound);
   app.use(errorHandler);

@@ -3,6 +3,7 @@ import {
   createLogger,
   createMetrics,
   createMysqlPool,
+  listeningMessage,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
@@ -17,7 +18,7 @@ import { migrationsDir } from './migrations-dir.js';
 
 await runService('auth', async () => {
   const config = loadAuthConfig();
-  const logger = createLogger({ name: 'auth', level: config.LOG_LEVEL });
+  const logger = createLogger({ name: 'auth', level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const redis = await connectRedis(redisSettingsFrom(config), logger);
   const pool = await createMysqlPool(mysqlSettingsFrom(config));
   await migrate(pool, migrationsDir, logger);
@@ -32,8 +33,8 @@ await runService('auth', async () => {
     bodyLimitKb: config.BODY_LIMIT_KB,
     settings: authSettingsFrom(config),
   });
-  const { server, closeMetrics } = await serve(app, config, logger, metrics);
-  logger.info({ port: config.PORT, host: config.HOST }, 'auth listening');
+  const { server, closeMetrics, urls } = await serve(app, config, logger, metrics);
+  logger.info({ port: config.PORT, host: config.HOST }, listeningMessage('auth', urls));
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,

@@ -4,6 +4,6 @@ import { migrationsDir } from './migrations-dir.js';
 
 await runService('auth migrate', async () => {
   const config = loadAuthConfig();
-  const logger = createLogger({ name: 'auth', level: config.LOG_LEVEL });
+  const logger = createLogger({ name: 'auth', level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   await migrateOnce(mysqlSettingsFrom(config), migrationsDir, logger);
 });

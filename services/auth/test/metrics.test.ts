@@ -75,6 +75,34 @@ describe('GET /metrics on auth', () => {
   });
 });
 
+describe('http_requests_total for a body the route refuses', () => {
+  it('counts a bad or oversized body on a known route under its template; unmatched is for unknown paths', async () => {
+    const app = createApp({ ...stores, logger, metrics: createMetrics(), bodyLimitKb: 1 });
+    const register = (status: string) => ({ method: 'POST', route: '/api/user/register', status });
+    const before = await scrape(app);
+    const malformed = await request(app)
+      .post('/api/user/register')
+      .set('content-type', 'application/json')
+      .send('{"username":');
+    expect(malformed.status).toBe(400);
+    const oversized = await request(app)
+      .post('/api/user/register')
+      .send({ username: 'big_body', password: 'x'.repeat(2048) });
+    expect(oversized.status).toBe(413);
+    expect((await request(app).post('/no/such/path').send({})).status).toBe(404);
+    const after = await scrape(app);
+
+    const moved = (labels: Record<string, string>) =>
+      sampleValue(after, 'http_requests_total', labels) -
+      sampleValue(before, 'http_requests_total', labels);
+    expect(moved(register('400'))).toBe(1);
+    expect(moved(register('413'))).toBe(1);
+    expect(moved({ method: 'POST', route: 'unmatched', status: '404' })).toBe(1);
+    expect(moved({ method: 'POST', route: 'unmatched', status: '400' })).toBe(0);
+    expect(moved({ method: 'POST', route: 'unmatched', status: '413' })).toBe(0);
+  });
+});
+
 describe('redis_up and the guard while Redis is down', () => {
   it('flips to 0, counts the 503s as unavailable, and back to 1', async () => {
     const server = await startRedisServer();

@@ -18,6 +18,7 @@ describe('start-up', () => {
     expect(result.stderr).toBe(
       `auth: cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED); set REDIS_URL, or REDIS_HOST, REDIS_PORT, REDIS_PASSWORD, REDIS_DB\n`,
     );
+    expect(result.stdout).toBe('');
     expect(result.ms).toBeLessThan(8000);
   });
 
@@ -32,6 +33,7 @@ describe('start-up', () => {
     expect(result.stderr).toBe(
       `auth: cannot reach MySQL at 127.0.0.1:${port} (ECONNREFUSED); set MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD\n`,
     );
+    expect(result.stdout).toBe('');
     expect(result.ms).toBeLessThan(8000);
   });
 

@@ -2,6 +2,7 @@ import {
   createLogger,
   createMetrics,
   createMysqlPool,
+  listeningMessage,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
@@ -18,7 +19,11 @@ import { migrationsDir } from './migrations-dir.js';
 
 await runService('platform', async () => {
   const config = loadPlatformConfig();
-  const logger = createLogger({ name: 'platform', level: config.LOG_LEVEL });
+  const logger = createLogger({
+    name: 'platform',
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+  });
   // Keyed creates send their transaction as one query (db/database.ts).
   const pool = await createMysqlPool({ ...mysqlSettingsFrom(config), multipleStatements: true });
   await migrate(pool, migrationsDir, logger);
@@ -35,9 +40,12 @@ await runService('platform', async () => {
     listConcurrency: config.LIST_CONCURRENCY,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
   });
-  const { server, closeMetrics } = await serve(app, config, logger, metrics);
+  const { server, closeMetrics, urls } = await serve(app, config, logger, metrics);
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
-  logger.info({ port: config.PORT, host: config.HOST, adminRoutes }, 'platform listening');
+  logger.info(
+    { port: config.PORT, host: config.HOST, adminRoutes },
+    listeningMessage('platform', urls),
+  );
   if (!config.PLATFORM_ADMIN_TOKEN) {
     logger.warn(
       "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",

@@ -4,6 +4,10 @@ import { migrationsDir } from './migrations-dir.js';
 
 await runService('platform migrate', async () => {
   const config = loadPlatformConfig();
-  const logger = createLogger({ name: 'platform', level: config.LOG_LEVEL });
+  const logger = createLogger({
+    name: 'platform',
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+  });
   await migrateOnce(mysqlSettingsFrom(config), migrationsDir, logger);
 });

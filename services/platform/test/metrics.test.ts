@@ -69,6 +69,26 @@ describe('GET /metrics on the platform', () => {
     ).toBeGreaterThanOrEqual(51);
   });
 
+  it('counts a bad or oversized body on a known route under its template; unmatched is for unknown paths', async () => {
+    const add = { method: 'POST', route: '/api/merchant/add', status: '200' };
+    const unmatched = { method: 'POST', route: 'unmatched', status: '404' };
+    const before = await scrape();
+    const malformed = await request(t.app)
+      .post('/api/merchant/add')
+      .set('content-type', 'application/json')
+      .send('{"name":');
+    expect(malformed.body).toMatchObject({ code: 400 });
+    const oversized = await request(t.app)
+      .post('/api/merchant/add')
+      .send({ name: 'x'.repeat(200 * 1024), address: 'a', phone: '1' });
+    expect(oversized.body).toMatchObject({ code: 413 });
+    expect((await request(t.app).post('/no/such/path').send({})).status).toBe(404);
+    const after = await scrape();
+
+    expect(requests(after, add) - requests(before, add)).toBe(2);
+    expect(requests(after, unmatched) - requests(before, unmatched)).toBe(1);
+  });
+
   it('shows the MySQL pool: connections in use, free and queued', async () => {
     const held = await t.pool.getConnection();
     try {

@@ -226,7 +226,8 @@ function createCodes(body: FieldsBody | OtherBody, how: Transport, hasRef: boole
 }
 
 const text = (value: unknown) => wellFormed(String(value).trim());
-const number = (value: unknown) => Number(typeof value === 'string' ? value.trim() : value);
+/** As an INT column holds it: -0 (JSON `-0.0`) is 0. */
+const number = (value: unknown) => Number(typeof value === 'string' ? value.trim() : value) + 0;
 const blank = (value: unknown) => value === undefined || value === null || value === '';
 
 /** The row a create with this body must have written. */

@@ -14,6 +14,7 @@ describe('start-up', () => {
     expect(result.stderr).toBe(
       `platform: cannot reach MySQL at 127.0.0.1:${port} (ECONNREFUSED); set MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD\n`,
     );
+    expect(result.stdout).toBe('');
     expect(result.ms).toBeLessThan(8000);
   });
 

@@ -71,3 +71,13 @@ export function logEntries(output: string): Record<string, unknown>[] {
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+/** What one service wrote through the root scripts (`pnpm start`, `./run start`), without their `<service> | ` labels. */
+export function labelledLinesOf(output: string, service: string): string {
+  const label = `${service} | `;
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith(label))
+    .map((line) => line.slice(label.length))
+    .join('\n');
+}

@@ -1,6 +1,6 @@
 import { AppError, type Pool, type RedisClient, StoreUnavailableError } from '@svc/common';
 import { createGuard, rejection, SessionStore } from '@svc/session-guard';
-import { type Request, type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { AuthObservers } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { LoginLimiter } from './login-limiter.js';
@@ -12,11 +12,13 @@ interface UserRouterDeps {
   pool: Pool;
   redis: RedisClient;
   settings: AuthSettings;
+  /** Reads a JSON body; runs first on every route, as a refused body answers before the guard. */
+  json: RequestHandler;
   observe?: AuthObservers;
 }
 
 /** The user routes; user.docs.ts describes each for the OpenAPI document. */
-export function userRouter({ pool, redis, settings, observe }: UserRouterDeps): Router {
+export function userRouter({ pool, redis, settings, json, observe }: UserRouterDeps): Router {
   const { tokenScheme: scheme, keyPrefix, sliding, tokenTtl } = settings;
   const guard = createGuard<Request, Response>({
     redis,
@@ -46,12 +48,12 @@ export function userRouter({ pool, redis, settings, observe }: UserRouterDeps): 
   });
 
   const router = Router();
-  router.post('/api/user/register', handlers.register);
-  router.post('/api/user/login', handlers.login);
-  router.get('/api/user/status', handlers.status);
-  router.get('/api/user/me', guard, handlers.me);
-  router.get('/api/user/verify', guard, handlers.verify);
-  router.post('/api/user/logout', guard, handlers.logout);
-  router.post('/api/user/change-password', guard, handlers.changePassword);
+  router.post('/api/user/register', json, handlers.register);
+  router.post('/api/user/login', json, handlers.login);
+  router.get('/api/user/status', json, handlers.status);
+  router.get('/api/user/me', json, guard, handlers.me);
+  router.get('/api/user/verify', json, guard, handlers.verify);
+  router.post('/api/user/logout', json, guard, handlers.logout);
+  router.post('/api/user/change-password', json, guard, handlers.changePassword);
   return router;
 }
