@@ -1,8 +1,11 @@
 /**
- * The baseline: the old platform server's list and create handlers as the spec
- * describes them — plain Express and mysql2, the joined SELECT ordered by
- * create_time with no LIMIT, errors as the spec's bodies.
+ * The baseline: the old platform server's list and create handlers as it was
+ * published — Express behind express.json() and cors(), a mysql2 pool with the
+ * driver's default settings, the joined SELECT ordered by create_time with no
+ * LIMIT, the create as a prepared statement (pool.execute), errors as the
+ * spec's bodies.
  */
+import cors from 'cors';
 import express from 'express';
 import mysql from 'mysql2/promise';
 
@@ -12,10 +15,10 @@ const pool = mysql.createPool({
   user: process.env.MYSQL_USER,
   password: process.env.MYSQL_PASSWORD,
   database: process.env.MYSQL_DATABASE,
-  connectionLimit: 10,
 });
 
 const app = express();
+app.use(cors());
 app.use(express.json());
 
 app.get('/healthz', (_req, res) => {
@@ -70,7 +73,7 @@ app.get('/api/order/list', async (req, res) => {
 app.post('/api/order/create', async (req, res) => {
   const { service_id, user_name, user_phone } = req.body ?? {};
   try {
-    const [result] = await pool.query(
+    const [result] = await pool.execute(
       'INSERT INTO orders (service_id, user_name, user_phone) VALUES (?, ?, ?)',
       [service_id, user_name, user_phone],
     );

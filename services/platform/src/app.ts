@@ -37,6 +37,8 @@ export interface AppDeps {
   listConcurrency?: number;
   /** IDEMPOTENCY_TTL_SECONDS: how long a create's Idempotency-Key is kept. */
   idempotencyTtlSeconds?: number;
+  /** INSERT_CONCURRENCY: shared order INSERTs running at once. */
+  insertConcurrency?: number;
   /** Request and pool metrics; none when absent. */
   metrics?: Metrics;
   /** Serve GET /metrics here (false when METRICS_PORT gives it its own listener). */
@@ -75,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
     exposedHeaders: EXPOSED_HEADERS,
   });
   app.use(undecodableSegmentsLiterally);
-  const orders = orderRepository(db, keys);
+  const orders = orderRepository(db, keys, { insertConcurrency: deps.insertConcurrency });
   if (deps.metrics) platformMetrics(deps.metrics.registry, orders);
   app.use(orderRouter(orders, routerDeps()));
   app.use(merchantRouter(merchantRepository(db, keys), routerDeps()));

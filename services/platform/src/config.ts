@@ -13,6 +13,8 @@ export const configSchema = z.object({
   ...mysqlEnv('life_service'),
   /** Whole (unpaged) lists of each route that may hold a connection of the pool at once. */
   LIST_CONCURRENCY: intVar(2, 1, 1000),
+  /** Shared order INSERTs (of up to 32 orders each) running at once. */
+  INSERT_CONCURRENCY: intVar(2, 1, 1000),
   /** How long a create's Idempotency-Key is kept, from its first request: a day, at most 30. */
   IDEMPOTENCY_TTL_SECONDS: intVar(86_400, 1, 30 * 86_400),
   /** Unset or empty: the administrator routes are open, as the spec has them. */

@@ -39,6 +39,7 @@ await runService('platform', async () => {
     adminToken: config.PLATFORM_ADMIN_TOKEN,
     listConcurrency: config.LIST_CONCURRENCY,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+    insertConcurrency: config.INSERT_CONCURRENCY,
   });
   const { server, closeMetrics, urls } = await serve(app, config, logger, metrics);
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';

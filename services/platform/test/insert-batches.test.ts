@@ -21,7 +21,11 @@ import {
   testLogs,
 } from './support/test-app.js';
 
-const ORDER_COLUMNS = { table: 'orders', columns: ['service_id', 'user_name', 'user_phone'] };
+const ORDER_COLUMNS = {
+  table: 'orders',
+  columns: ['service_id', 'user_name', 'user_phone'],
+  maxWaiting: 320,
+};
 let ORDERS: typeof ORDER_COLUMNS & { keep: IdempotencyRepository['keep'] };
 const MISSING = 999_999;
 
@@ -85,9 +89,9 @@ describe('insertBatches', () => {
     await expectRowsOf(ids, sent);
   });
 
-  it('refuses at once, as store-unavailable, a row beyond one turn of waiting rows', async () => {
+  it('refuses at once, as store-unavailable, a row beyond the rows that may wait', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1, maxRows: 2 });
+    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1, maxRows: 2, maxWaiting: 2 });
     const sent = names(5);
     const results = await Promise.allSettled(
       sent.map((name) => insert(row(serviceId, name), 'unused')),

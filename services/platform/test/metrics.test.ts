@@ -125,16 +125,17 @@ describe('GET /metrics on the platform', () => {
     const held = await Promise.all(
       Array.from({ length: connections }, () => t.pool.getConnection()),
     );
-    // One INSERT per connection waits in the pool's queue; the order after them waits in line.
+    // The two INSERTs the platform runs at once (INSERT_CONCURRENCY) wait in the pool's
+    // queue with an order each; the three orders after them wait in line.
     const created = Promise.all(
-      Array.from({ length: connections + 1 }, () =>
+      Array.from({ length: 5 }, () =>
         request(t.app)
           .post('/api/order/create')
           .send({ ...orderInput, service_id: serviceId }),
       ),
     );
     try {
-      await expect.poll(gauges).toEqual({ waiting: 1, queued: connections });
+      await expect.poll(gauges).toEqual({ waiting: 3, queued: 2 });
     } finally {
       for (const connection of held) connection.release();
     }

@@ -112,11 +112,9 @@ describe('X-Total-Count of a long order list (real MySQL)', () => {
   // A cache time no test can outrun, so the lag is shown deterministically.
   it('keeps a long list total for its cache time, whatever SQL writes meanwhile; its own insert clears it', async () => {
     const db = createDatabase(t.pool);
-    const orders = orderRepository(
-      db,
-      idempotencyRepository(db, 60),
-      cachedCounts({ floor: ORDER_TOTALS.floor, ttlMs: 60_000 }),
-    );
+    const orders = orderRepository(db, idempotencyRepository(db, 60), {
+      totals: cachedCounts({ floor: ORDER_TOTALS.floor, ttlMs: 60_000 }),
+    });
     const before = await orders.list(1).count();
     expect(before).toBeGreaterThanOrEqual(ORDER_TOTALS.floor);
     await execute(t.pool, 'UPDATE orders SET status = 2 WHERE status = 1 ORDER BY id LIMIT 1');

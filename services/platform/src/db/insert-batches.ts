@@ -18,6 +18,8 @@ interface InsertBatchOptions {
   concurrency: number;
   /** Rows in one statement at most. */
   maxRows?: number;
+  /** Rows that may wait for a turn; one more is refused. */
+  maxWaiting: number;
   /** The statement that keeps rows' Idempotency-Keys, in the same transaction as the rows. */
   keep: (kept: { key: RequestKey; row: number }[]) => Statement;
 }
@@ -40,13 +42,13 @@ interface InsertBatchOptions {
  * written by one more statement in the same transaction (a key already kept
  * fails the transaction, and each row is then written alone).
  *
- * At most one turn of every statement (`concurrency` x `maxRows` rows) waits;
- * a row beyond that is refused at once as store-unavailable, as the pool's
- * own queue refuses a query, so a hung server cannot pile up waiting rows.
+ * At most `maxWaiting` rows wait; a row beyond that is refused at once as
+ * store-unavailable, as the pool's own queue refuses a query, so a hung server
+ * cannot pile up waiting rows.
  */
 export function insertBatches(
   db: Database,
-  { table, columns, concurrency, maxRows = 32, keep }: InsertBatchOptions,
+  { table, columns, concurrency, maxRows = 32, maxWaiting, keep }: InsertBatchOptions,
 ) {
   const waiting: WaitingRow[] = [];
   let running = 0;
@@ -107,7 +109,7 @@ export function insertBatches(
      */
     insert: (values: unknown[], missingReference: string, key?: RequestKey): Promise<number> =>
       new Promise((resolve, reject) => {
-        if (waiting.length >= concurrency * maxRows) {
+        if (waiting.length >= maxWaiting) {
           reject(new StoreUnavailableError('mysql', new Error(`${table}: too many rows waiting`)));
           return;
         }

@@ -62,15 +62,31 @@ export interface RowPosition {
 /** Totals of status lists past ten thousand orders may lag writes by a second. */
 export const ORDER_TOTALS = { floor: 10_000, ttlMs: 1000 };
 
+/** Orders one shared INSERT holds at most. */
+const ROWS_PER_INSERT = 32;
+
+interface OrderRepositoryOptions {
+  /**
+   * INSERT_CONCURRENCY: shared INSERTs running at once. Fewer statements, each
+   * with more orders, cost less CPU per order on both sides (see
+   * db/insert-batches.ts and the README's cost model).
+   */
+  insertConcurrency?: number;
+  totals?: CachedCounts;
+}
+
 export function orderRepository(
   db: Database,
   keys: IdempotencyRepository,
-  totals: CachedCounts = cachedCounts(ORDER_TOTALS),
+  { insertConcurrency = 2, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
 ) {
   const newOrders = insertBatches(db, {
     table: 'orders',
     columns: ['service_id', 'user_name', 'user_phone'],
-    concurrency: db.connections,
+    concurrency: insertConcurrency,
+    maxRows: ROWS_PER_INSERT,
+    // As many as the pool's connections could hold in shared INSERTs.
+    maxWaiting: db.connections * ROWS_PER_INSERT,
     keep: keys.keep,
   });
   /**
