@@ -30,7 +30,8 @@ export function createBaseApp(options: BaseAppOptions): Express {
     app.use(metrics.requests);
     if (metricsRoute) app.get('/metrics', metrics.endpoint);
   }
-  app.use(cors({ exposedHeaders }));
+  // Joined once: cors joins an array on every request.
+  app.use(cors({ exposedHeaders: exposedHeaders?.join(',') }));
   return app;
 }
 

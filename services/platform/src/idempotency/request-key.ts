@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AppError } from '@svc/common';
 import type { Request } from 'express';
 import { KEY_MALFORMED } from './idempotency.messages.js';
@@ -28,7 +28,7 @@ export function idempotencyKeyOf(req: Request): string | undefined {
  * whitespace), so two bodies that differ only in spacing or key order match.
  */
 export function requestHash(body: unknown): Buffer {
-  return createHash('sha256').update(canonicalJson(body)).digest();
+  return hash('sha256', canonicalJson(body), 'buffer');
 }
 
 function canonicalJson(value: unknown): string {
