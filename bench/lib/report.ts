@@ -15,6 +15,10 @@ export interface ResultRow {
   baseline_rps: number | null;
   /** Ours over the baseline; measured in turns, the median of each round's ratio (pairedRatio). */
   ratio: number | null;
+  /** CPU per request, µs, medians over the rounds: ours, the baseline's, the database's under each. */
+  cpu?: { ours: number; baseline: number; db: number; baselineDb: number };
+  /** Our CPU per request over the baseline's, the median of each round's ratio. */
+  cpu_ratio?: number;
   target: string;
   met: boolean | null;
 }
@@ -34,6 +38,7 @@ export function row(
     rss_mb: round(fields.rss_mb, 1),
     baseline_rps: fields.baseline_rps === null ? null : round(fields.baseline_rps, 1),
     ratio: ratio === null ? null : round(ratio),
+    ...(fields.cpu_ratio === undefined ? {} : { cpu_ratio: round(fields.cpu_ratio) }),
   };
 }
 
@@ -52,6 +57,8 @@ export function printTable(rows: ResultRow[]): void {
     'baseline',
     'base rps',
     'ratio',
+    'cpu µs/req ours|base (db)',
+    'cpu ratio',
     'target',
     'met',
   ];
@@ -65,6 +72,10 @@ export function printTable(rows: ResultRow[]): void {
     r.baseline ?? '-',
     r.baseline_rps === null ? '-' : String(r.baseline_rps),
     r.ratio === null ? '-' : String(r.ratio),
+    r.cpu
+      ? `${Math.round(r.cpu.ours)}|${Math.round(r.cpu.baseline)} (${Math.round(r.cpu.db)}|${Math.round(r.cpu.baselineDb)})`
+      : '-',
+    r.cpu_ratio === undefined ? '-' : String(r.cpu_ratio),
     r.target,
     r.met === null ? '-' : r.met ? 'yes' : 'NO',
   ]);

@@ -22,7 +22,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-async function cpuSeconds(pid: number): Promise<number> {
+/** CPU time (user and system) a process has spent since it started, in seconds (/proc). */
+export async function cpuSeconds(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which is in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

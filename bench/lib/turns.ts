@@ -3,11 +3,17 @@ import type { LoadResult } from './load.js';
 export interface Measured extends LoadResult {
   /** Peak resident memory of the server under this load, MiB. */
   rss: number;
+  /** CPU the server spent per request, µs (/proc), where measured. */
+  cpuUs?: number;
+  /** CPU the database server spent per request meanwhile, µs. */
+  dbCpuUs?: number;
 }
 
-/** A variant's measurements over the rounds: their means, and each round's throughput. */
+/** A variant's measurements over the rounds: their means, and each round's throughput and CPU. */
 interface Turned extends Measured {
   roundRps: number[];
+  roundCpuUs: number[];
+  roundDbCpuUs: number[];
 }
 
 /**
@@ -28,6 +34,8 @@ export async function inTurns(
     errors: 0,
     non2xx: 0,
     roundRps: [],
+    roundCpuUs: [],
+    roundDbCpuUs: [],
   }));
   for (let round = 0; round < rounds; round++) {
     const order = [...variants.keys()];
@@ -41,7 +49,13 @@ export async function inTurns(
       sum.rss = Math.max(sum.rss, result.rss);
       sum.requests += result.requests;
       sum.roundRps.push(result.rps);
+      if (result.cpuUs !== undefined) sum.roundCpuUs.push(result.cpuUs);
+      if (result.dbCpuUs !== undefined) sum.roundDbCpuUs.push(result.dbCpuUs);
     }
+  }
+  for (const sum of sums) {
+    if (sum.roundCpuUs.length > 0) sum.cpuUs = median(sum.roundCpuUs);
+    if (sum.roundDbCpuUs.length > 0) sum.dbCpuUs = median(sum.roundDbCpuUs);
   }
   return sums;
 }
@@ -53,6 +67,11 @@ export async function inTurns(
  */
 export function pairedRatio(a: Turned, b: Turned): number {
   return median(a.roundRps.map((rps, round) => rps / (b.roundRps[round] as number)));
+}
+
+/** The median over rounds of `a`'s CPU per request over `b`'s (lower is cheaper). */
+export function pairedCpuRatio(a: Turned, b: Turned): number {
+  return median(a.roundCpuUs.map((cpu, round) => cpu / (b.roundCpuUs[round] as number)));
 }
 
 export function median(values: number[]): number {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { mysqlVariables } from '@svc/test-kit';
 import { load } from '../lib/load.js';
+import { mysqldCpu } from '../lib/mysqld.js';
 import {
   copyToLegacy,
   holdsData,
@@ -12,7 +13,7 @@ import {
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { type RunningServer, repoRoot, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
-import { inTurns, type Measured, pairedRatio } from '../lib/turns.js';
+import { inTurns, type Measured, pairedCpuRatio, pairedRatio } from '../lib/turns.js';
 
 const ORDERS = 100_000;
 const OURS = `bench_platform_${ORDERS}`;
@@ -50,6 +51,8 @@ interface Case {
   body?: string;
   /** Each request with an Idempotency-Key of its own (the old server ignores it). */
   keyed?: true;
+  /** At most this share of the old server's CPU per request. */
+  maxCpuRatio?: number;
 }
 
 const cases: Case[] = [
@@ -83,6 +86,7 @@ const cases: Case[] = [
     connections: 32,
     method: 'POST',
     body: JSON.stringify({ service_id: 7, user_name: '压测用户', user_phone: '13900000000' }),
+    maxCpuRatio: 0.75,
   },
   {
     name: 'order create with Idempotency-Key',
@@ -95,11 +99,12 @@ const cases: Case[] = [
 ];
 
 /**
- * Order create at least 1.1x the old server; a keyed create (which also writes
- * its key) at least 1.0x the old server's plain create; every other request at least 1.2x.
+ * Order create at least 1.3x the old server's throughput (and at most 0.75x
+ * its CPU per order); a keyed create (which also writes its key) at least 1.0x
+ * the old server's plain create; every other request at least 1.2x.
  */
 const TARGETS: Record<string, number> = {
-  'order create': 1.1,
+  'order create': 1.3,
   'order create with Idempotency-Key': 1.0,
 };
 const targetOf = (c: Case) => TARGETS[c.name] ?? 1.2;
@@ -108,6 +113,7 @@ async function measure(
   target: RunningServer,
   c: Case,
   { duration, warmUp }: BenchSettings,
+  dbCpu: () => Promise<number>,
 ): Promise<Measured> {
   const request = {
     url: target.url + c.path,
@@ -119,11 +125,19 @@ async function measure(
   if (warmUp > 0) await load({ ...request, duration: warmUp });
   await target.settle('/api/merchant/list');
   target.resetPeak();
+  const [cpuBefore, dbBefore] = [await target.cpuSeconds(), await dbCpu()];
   const result = await load({ ...request, duration: Math.max(duration, c.minDuration ?? 0) });
+  const [cpuAfter, dbAfter] = [await target.cpuSeconds(), await dbCpu()];
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${c.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   }
-  return { ...result, rss: target.peakRssMb() };
+  const perRequest = (seconds: number) => (seconds * 1e6) / result.requests;
+  return {
+    ...result,
+    rss: target.peakRssMb(),
+    cpuUs: perRequest(cpuAfter - cpuBefore),
+    dbCpuUs: perRequest(dbAfter - dbBefore),
+  };
 }
 
 /** Scenario 3: the platform's lists at 100,000 orders against the old server's handlers. */
@@ -140,16 +154,19 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
     typescript: true,
     env: mysqlVariables({ ...server, database: LEGACY }),
   });
+  const dbCpu = await mysqldCpu(server);
   const rows: ResultRow[] = [];
   try {
     for (const c of cases) {
       progress(`platform: ${c.name}`);
       const [base, mine] = await inTurns(settings.quick ? 1 : 3, [
-        () => measure(legacy, c, settings),
-        () => measure(ours, c, settings),
+        () => measure(legacy, c, settings, dbCpu),
+        () => measure(ours, c, settings, dbCpu),
       ]);
       if (!base || !mine) throw new Error(`${c.name}: measurements missing`);
       const ratio = pairedRatio(mine, base);
+      const cpuRatio = pairedCpuRatio(mine, base);
+      const cheapEnough = c.maxCpuRatio === undefined || cpuRatio <= c.maxCpuRatio;
       rows.push(
         row({
           scenario: `platform: ${c.name}`,
@@ -162,12 +179,21 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
             : 'old server (express + mysql2, no LIMIT)',
           baseline_rps: base.rps,
           ratio,
-          target: `>= ${targetOf(c).toFixed(1)}x rps`,
-          met: ratio >= targetOf(c),
+          cpu: {
+            ours: mine.cpuUs ?? 0,
+            baseline: base.cpuUs ?? 0,
+            db: mine.dbCpuUs ?? 0,
+            baselineDb: base.dbCpuUs ?? 0,
+          },
+          cpu_ratio: cpuRatio,
+          target:
+            `>= ${targetOf(c).toFixed(1)}x rps` +
+            (c.maxCpuRatio === undefined ? '' : `, <= ${c.maxCpuRatio}x cpu/req`),
+          met: ratio >= targetOf(c) && cheapEnough,
         }),
       );
       progress(
-        `  ours ${mine.rps.toFixed(0)} rps (p50 ${mine.p50.toFixed(1)} ms, ${mine.rss} MB) vs old ${base.rps.toFixed(0)} rps (p50 ${base.p50.toFixed(1)} ms, ${base.rss} MB)`,
+        `  ours ${mine.rps.toFixed(0)} rps (p50 ${mine.p50.toFixed(1)} ms, ${mine.rss} MB, ${mine.cpuUs?.toFixed(0)} us cpu/req, db ${mine.dbCpuUs?.toFixed(0)} us) vs old ${base.rps.toFixed(0)} rps (p50 ${base.p50.toFixed(1)} ms, ${base.rss} MB, ${base.cpuUs?.toFixed(0)} us, db ${base.dbCpuUs?.toFixed(0)} us)`,
       );
     }
   } finally {
