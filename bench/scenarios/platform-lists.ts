@@ -41,6 +41,18 @@ export async function ensureData(server: MysqlServer, database: string, orders: 
   return true;
 }
 
+/** Our database and the old server's, each holding the same 100,000 orders. */
+export async function ensureBothData(
+  server: MysqlServer,
+): Promise<{ ours: string; legacy: string }> {
+  const seeded = await ensureData(server, OURS, ORDERS);
+  if (seeded || !(await holdsData(server, LEGACY, ORDERS))) {
+    progress(`copying the data into ${LEGACY} (old schema)`);
+    await copyToLegacy(server, OURS, LEGACY);
+  }
+  return { ours: OURS, legacy: LEGACY };
+}
+
 interface Case {
   name: string;
   path: string;
@@ -143,11 +155,7 @@ async function measure(
 /** Scenario 3: the platform's lists at 100,000 orders against the old server's handlers. */
 export async function platformLists(settings: BenchSettings): Promise<ResultRow[]> {
   const server = mysqlServerFrom(settings.mysqlUrl);
-  const seeded = await ensureData(server, OURS, ORDERS);
-  if (seeded || !(await holdsData(server, LEGACY, ORDERS))) {
-    progress(`copying the data into ${LEGACY} (old schema)`);
-    await copyToLegacy(server, OURS, LEGACY);
-  }
+  await ensureBothData(server);
   const ours = await startPlatform(server, OURS);
   const legacy = await startServer({
     script: join(repoRoot, 'bench/apps/legacy-platform.ts'),
