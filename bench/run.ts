@@ -1,10 +1,13 @@
 /**
- * `pnpm bench [--quick] [--only=guard,login,platform,growth,metrics]`: starts what it needs on loopback, seeds its own data
- * (reused when the size matches), prints a progress line per scenario, then one
- * table, also written to bench/results.json.
+ * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics]`:
+ * starts what it needs on loopback, seeds its own data (reused when the size
+ * matches), prints a progress line per scenario and a table per run, then with
+ * several runs one table of their medians and spreads, written to
+ * bench/results.json.
  */
 import { printTable, progress, type ResultRow, writeResults } from './lib/report.js';
 import { benchSettings } from './lib/settings.js';
+import { summarize } from './lib/summary.js';
 import { growth } from './scenarios/growth.js';
 import { guardOverhead } from './scenarios/guard.js';
 import { loginStorm } from './scenarios/login.js';
@@ -22,13 +25,23 @@ const scenarios = {
   growth,
   metrics: metricsCost,
 };
-const rows: ResultRow[] = [];
-for (const [name, scenario] of Object.entries(scenarios)) {
-  if (settings.only.length === 0 || settings.only.includes(name))
-    rows.push(...(await scenario(settings)));
+const runs: ResultRow[][] = [];
+for (let run = 1; run <= settings.runs; run++) {
+  if (settings.runs > 1) progress(`run ${run} of ${settings.runs}`);
+  const rows: ResultRow[] = [];
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    if (settings.only.length === 0 || settings.only.includes(name))
+      rows.push(...(await scenario(settings)));
+  }
+  printTable(rows);
+  runs.push(rows);
 }
 
-printTable(rows);
+const rows = settings.runs > 1 ? summarize(runs) : (runs[0] as ResultRow[]);
+if (settings.runs > 1) {
+  progress(`the medians of ${settings.runs} runs, with each ratio's spread:`);
+  printTable(rows);
+}
 const path = await writeResults(rows);
 progress(`wrote ${path} in ${Math.round((Date.now() - started) / 1000)} s`);
 const missed = rows.filter((r) => r.met === false).length;

@@ -2,6 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { repoRoot, SHIPPED_DEFAULTS } from './server.js';
 
+/** What a row's ratios must reach; `met` is judged from it (in a summary, from the medians). */
+export interface Goal {
+  ratioAtLeast?: number;
+  ratioAtMost?: number;
+  cpuRatioAtMost?: number;
+}
+
 /** One line of bench/results.json. */
 export interface ResultRow {
   scenario: string;
@@ -20,17 +27,38 @@ export interface ResultRow {
   /** Our CPU per request over the baseline's, the median of each round's ratio. */
   cpu_ratio?: number;
   target: string;
+  goal?: Goal;
   met: boolean | null;
+  /** In a summary of several runs: each run's ratio (and CPU ratio), lowest to highest. */
+  spread?: { ratio: number[]; cpu_ratio?: number[] };
+}
+
+function meets(goal: Goal, ratio: number | null, cpuRatio?: number): boolean {
+  if (ratio === null) return false;
+  if (goal.ratioAtLeast !== undefined && !(ratio >= goal.ratioAtLeast)) return false;
+  if (goal.ratioAtMost !== undefined && !(ratio <= goal.ratioAtMost)) return false;
+  if (
+    goal.cpuRatioAtMost !== undefined &&
+    !(cpuRatio !== undefined && cpuRatio <= goal.cpuRatioAtMost)
+  )
+    return false;
+  return true;
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export function row(
-  fields: Omit<ResultRow, 'ratio' | 'config'> & { ratio?: number | null; config?: string },
+  fields: Omit<ResultRow, 'ratio' | 'config' | 'met'> & {
+    ratio?: number | null;
+    config?: string;
+    met?: boolean | null;
+  },
 ): ResultRow {
   const ratio = fields.ratio ?? (fields.baseline_rps ? fields.rps / fields.baseline_rps : null);
+  const met = fields.goal ? meets(fields.goal, ratio, fields.cpu_ratio) : (fields.met ?? null);
   return {
     ...fields,
+    met,
     config: fields.config ?? SHIPPED_DEFAULTS,
     rps: round(fields.rps, 1),
     p50_ms: round(fields.p50_ms),
@@ -44,6 +72,12 @@ export function row(
 
 export function progress(message: string): void {
   process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+/** `1.91 (1.85–1.97)`: a median and the lowest and highest of the runs it is the median of. */
+function withSpread(value: number, runs: number[] | undefined): string {
+  if (!runs || runs.length < 2) return String(value);
+  return `${value} (${runs[0]}–${runs[runs.length - 1]})`;
 }
 
 export function printTable(rows: ResultRow[]): void {
@@ -71,11 +105,11 @@ export function printTable(rows: ResultRow[]): void {
     String(r.rss_mb),
     r.baseline ?? '-',
     r.baseline_rps === null ? '-' : String(r.baseline_rps),
-    r.ratio === null ? '-' : String(r.ratio),
+    r.ratio === null ? '-' : withSpread(r.ratio, r.spread?.ratio),
     r.cpu
       ? `${Math.round(r.cpu.ours)}|${Math.round(r.cpu.baseline)} (${Math.round(r.cpu.db)}|${Math.round(r.cpu.baselineDb)})`
       : '-',
-    r.cpu_ratio === undefined ? '-' : String(r.cpu_ratio),
+    r.cpu_ratio === undefined ? '-' : withSpread(r.cpu_ratio, r.spread?.cpu_ratio),
     r.target,
     r.met === null ? '-' : r.met ? 'yes' : 'NO',
   ]);

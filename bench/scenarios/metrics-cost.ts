@@ -121,7 +121,7 @@ async function onAndOff(
       baseline_rps: without.rps,
       ratio,
       target: '>= 0.95x requests per CPU-second (under 5% cost)',
-      met: ratio >= 0.95,
+      goal: { ratioAtLeast: 0.95 },
     });
   } finally {
     await Promise.all([on.stop(), off.stop()]);
