@@ -20,6 +20,8 @@ interface Topology {
   redis: Redis | Cluster;
   /** Every key on every node, with its remaining lifetime in ms. */
   lifetimes(): Promise<Map<string, number>>;
+  /** Every node forgets its scripts, as after a restart or a failover. */
+  flushScripts(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,9 @@ const topologies: Record<string, () => Promise<Topology>> = {
     return {
       redis,
       lifetimes: () => lifetimesOn([redis]),
+      flushScripts: async () => {
+        await redis.script('FLUSH');
+      },
       close: async () => {
         redis.disconnect();
         await server.destroy();
@@ -51,6 +56,9 @@ const topologies: Record<string, () => Promise<Topology>> = {
     return {
       redis,
       lifetimes: () => lifetimesOn(nodes),
+      flushScripts: async () => {
+        await Promise.all(nodes.map((node) => node.script('FLUSH')));
+      },
       close: async () => {
         redis.disconnect();
         for (const node of nodes) node.disconnect();
@@ -169,6 +177,17 @@ describe.each(Object.keys(topologies))('user sessions on %s', (name) => {
       const left = [...(await topology.lifetimes()).keys()];
       expect(left.filter((key) => key.includes(alice.toLowerCase()))).toEqual([]);
       for (const token of tokens) expect(left.filter((key) => key.includes(token))).toEqual([]);
+    });
+
+    it('loads its scripts again where a server has forgotten them', async () => {
+      const alice = user();
+      const token = await login(alice);
+      await topology.flushScripts();
+      expect(await guard().validate(token)).toEqual({ username: alice });
+      await topology.flushScripts();
+      expect(await sessions().list(alice, token)).toHaveLength(1);
+      await topology.flushScripts();
+      expect(await sessions().endAll(alice, token)).toBe(1);
     });
 
     it('rejects with a SessionStoreError when Redis fails', async () => {
