@@ -5,7 +5,7 @@ import { CHECK, DESCRIBE, END, EXTEND, INDEX_ADD, OPEN } from './session-scripts
 import type { TokenScheme } from './token.js';
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
-export type SessionRedis = Redis | Cluster;
+type SessionRedis = Redis | Cluster;
 
 export interface SessionStoreOptions {
   redis: SessionRedis;
@@ -32,7 +32,7 @@ interface SessionUse {
 
 type CheckReply = [username: string, indexMs: number, metadataMissing: 0 | 1] | null;
 
-async function exec(pipeline: ChainableCommander): Promise<unknown[]> {
+async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   const replies = (await pipeline.exec()) ?? [];
   return replies.map(([err, value]) => {
     if (err) throw err;
@@ -109,7 +109,7 @@ export class SessionStore {
 
   async find(token: string): Promise<LiveSession | null> {
     const [session] = this.keys.ofToken(token);
-    const [username, ttl] = await exec(this.redis.multi().get(session).ttl(session));
+    const [username, ttl] = await run(this.redis.multi().get(session).ttl(session));
     if (typeof username !== 'string' || typeof ttl !== 'number' || ttl === -2) return null;
     return { username, expiresIn: ttl };
   }

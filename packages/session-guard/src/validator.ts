@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { DEFAULT_TOUCH_SECONDS, maxAgeMs } from './session-keys.js';
 import type { OriginRequest } from './session-origin.js';
 import { SessionStore } from './session-store.js';
-import { SessionStoreError } from './store-error.js';
+import { fromStore } from './store-error.js';
 import { isWellFormedToken, type TokenScheme } from './token.js';
 
 export interface SessionOptions {
@@ -57,12 +57,7 @@ export function createSessionValidator(options: SessionOptions): SessionValidato
     async validate(token, request) {
       // A token no login could have issued never reaches Redis (in md5 the key is the bare token).
       if (!isWellFormedToken(scheme, token)) return null;
-      let username: string | null;
-      try {
-        username = await store.check(token, use, request);
-      } catch (err) {
-        throw new SessionStoreError('the session store (Redis) failed', { cause: err });
-      }
+      const username = await fromStore(store.check(token, use, request));
       return username === null ? null : { username };
     },
   };
