@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { TokenScheme } from '@svc/session-guard';
+import type { SessionInfo, TokenScheme } from '@svc/session-guard';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { expect } from 'vitest';
 
-/** What GET /api/user/sessions lists for one session. */
-export interface ListedSession {
-  id: string;
-  current: boolean;
-  createdAt: string;
-  lastSeenAt: string;
-  expiresAt: string;
-  userAgent: string | null;
-  ip: string;
-}
+/** What GET /api/user/sessions lists for one session: what the guard package lists. */
+export type ListedSession = SessionInfo;
 
 export const SESSION_ID = /^[A-Za-z0-9_-]{16,64}$/;
 export const NO_SESSION = { code: 404, message: '会话不存在' };
