@@ -180,9 +180,14 @@ describe.each(SCHEMES)('the sessions a user can see and end (TOKEN_SCHEME=%s)', 
     const ids = [
       bobSession?.id as string,
       'A'.repeat(22),
+      'Z'.repeat(64),
       'short',
-      `${'x'.repeat(65)}`,
+      'x'.repeat(65),
+      'x'.repeat(4000),
       'a.b_c-d$e%2Ffghijklmnop',
+      '../../../../etc/passwd',
+      'ＡＢＣＤＥＦＧＨＩＪＫＬＭＮＯＰ',
+      `${'a'.repeat(20)}\u0000`,
     ];
     for (const id of ids) {
       const res = await request(app)
