@@ -37,12 +37,13 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1`);
 
 /*
- * The guard's one round trip. ARGV: now, touch interval, renewal (0: not sliding),
- * max age. Nothing is written for a session that is gone, so a use racing with its
- * end cannot bring it back. lastSeenAt is written at most once per touch interval.
+ * The guard's check. ARGV: now, touch interval, renewal (0: not sliding), max age.
+ * Nothing is written for a session that is gone, so a use racing with its end
+ * cannot bring it back. lastSeenAt is written at most once per touch interval.
  * A sliding renewal never reaches past createdAt + max age; a session already
  * there ends. Returns false (no session) or {username, index lifetime (sliding:
- * what the user's index must live at least; else 0), 1 when the metadata is missing}.
+ * what the user's index must live at least; else 0), 1 when the metadata is
+ * missing, lastSeenAt as it now stands (0 when missing)}.
  */
 export const CHECK = new Script(`
 local username = redis.call('GET', KEYS[1])
@@ -51,17 +52,21 @@ local now, touch, renew = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]
 local meta = redis.call('HMGET', KEYS[2], 'createdAt', 'lastSeenAt')
 if not meta[1] then
   if renew > 0 then redis.call('PEXPIRE', KEYS[1], renew) end
-  return {username, renew, 1}
+  return {username, renew, 1, 0}
 end
-local touched = now - tonumber(meta[2] or 0) >= touch
-if touched then redis.call('HSET', KEYS[2], 'lastSeenAt', ARGV[1]) end
+local seen = tonumber(meta[2] or 0)
+local touched = now - seen >= touch
+if touched then
+  redis.call('HSET', KEYS[2], 'lastSeenAt', ARGV[1])
+  seen = now
+end
 if renew == 0 then
   -- Keeps the metadata's end the session's, should another writer have moved one.
   if touched then
     local left = redis.call('PTTL', KEYS[1])
     if left > 0 then redis.call('PEXPIRE', KEYS[2], left) end
   end
-  return {username, 0, 0}
+  return {username, 0, 0, seen}
 end
 local life = math.min(renew, tonumber(meta[1]) + tonumber(ARGV[4]) - now)
 if life < 1 then
@@ -70,7 +75,7 @@ if life < 1 then
 end
 redis.call('PEXPIRE', KEYS[1], life)
 redis.call('PEXPIRE', KEYS[2], life)
-return {username, life, 0}`);
+return {username, life, 0, seen}`);
 
 /*
  * A live session as a list shows it: {username, ms left, id, createdAt,
