@@ -39,7 +39,9 @@ describe('docs/ARCHITECTURE.md', () => {
       'services/platform/src/orders/order.router.ts',
       'services/platform/src/orders/order.repository.ts',
     ]);
-    expect(compact(files[0] as string)).toContain('constorders=orderRepository(db,keys);');
+    expect(compact(files[0] as string)).toContain(
+      'constorders=orderRepository(db,keys,{insertConcurrency:deps.insertConcurrency});',
+    );
     expect(compact(files[0] as string)).toContain('orderRouter(orders,routerDeps())');
     expect(compact(files[1] as string)).toContain(
       ".route('/api/order/complete/:id').put(adminOnly,json,complete,failsIn(completeFailure)).all(onlyPut)",

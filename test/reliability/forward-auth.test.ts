@@ -93,6 +93,31 @@ describe('forward auth through nginx (deploy/nginx/auth-request.conf)', () => {
     expect(seen.length).toBe(before + 1);
   });
 
+  it('refuses at once a session ended from another device, by id or by "log out everywhere"', async () => {
+    await register(auth.url, 'ending_user', 'forward-pass-1');
+    const lab = await login(auth.url, 'ending_user', 'forward-pass-1');
+    const home = await login(auth.url, 'ending_user', 'forward-pass-1');
+    expect((await get({ token: lab })).status).toBe(200);
+    const listed = await call(auth.url, '/api/user/sessions', { token: home });
+    const labSession = (listed.body.data as unknown as { id: string; current: boolean }[]).find(
+      (session) => !session.current,
+    );
+    const ended = await call(auth.url, `/api/user/sessions/${labSession?.id}`, {
+      method: 'DELETE',
+      token: home,
+    });
+    expect(ended.status).toBe(200);
+    // nginx answers the 401 itself (the conf's head says so), and the upstream never sees it.
+    const before = seen.length;
+    expect((await get({ token: lab })).status).toBe(401);
+    expect(seen.length).toBe(before);
+
+    expect((await get({ token: home })).status).toBe(200);
+    const all = await call(auth.url, '/api/user/logout-all', { method: 'POST', token: home });
+    expect(all.status).toBe(200);
+    expect((await get({ token: home })).status).toBe(401);
+  });
+
   it('answers 503 with Retry-After, not 500 and not 401, while Redis is down', async () => {
     await register(auth.url, 'outage_user', 'forward-pass-1');
     const token = await login(auth.url, 'outage_user', 'forward-pass-1');

@@ -21,13 +21,21 @@ const root = join(import.meta.dirname, '..', '..');
 const APP = `
 import express from 'express';
 import { Redis } from 'ioredis';
-import { createGuard } from '@svc/session-guard';
+import { createGuard, createUserSessions } from '@svc/session-guard';
 
 const redis = new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 0, commandTimeout: 500 });
 redis.on('error', () => {});
+const guard = createGuard({ redis });
+const sessions = createUserSessions({ redis });
 const app = express();
-app.get('/api/comment/list', createGuard({ redis }), (req, res) => {
+app.get('/api/comment/list', guard, (req, res) => {
   res.json({ user: req.user, token: req.token });
+});
+app.get('/my/sessions', guard, async (req, res) => {
+  res.json(await sessions.list(req.user.username, req.token));
+});
+app.delete('/my/sessions', guard, async (req, res) => {
+  res.json({ ended: await sessions.endOthers(req.user.username, req.token) });
 });
 app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
 `;
@@ -130,8 +138,8 @@ describe.each([
     expect(shipped.some((file) => file.startsWith('src/') || file.startsWith('test/'))).toBe(false);
   });
 
-  const get = (headers: Record<string, string> = {}) =>
-    fetch(`${base}/api/comment/list`, { headers });
+  const get = (headers: Record<string, string> = {}, path = '/api/comment/list') =>
+    fetch(`${base}${path}`, { headers });
 
   it('lets a token from the real auth service through, in either header', async () => {
     const username = `adopter_${major}`;
@@ -158,6 +166,25 @@ describe.each([
     const dead = await get({ token });
     expect(dead.status).toBe(401);
     expect(await dead.json()).toEqual({ code: 401, message: 'Token无效或已过期,请重新登录' });
+  });
+
+  it("lists and ends the auth service's sessions with createUserSessions", async () => {
+    const phone = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    const laptop = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    const listed = await get({ token: laptop }, '/my/sessions');
+    expect(listed.status).toBe(200);
+    const mine = (await listed.json()) as { current: boolean; ip: string }[];
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(mine.filter((session) => session.current)).toHaveLength(1);
+
+    const ended = await fetch(`${base}/my/sessions`, {
+      method: 'DELETE',
+      headers: { token: laptop },
+    });
+    expect(await ended.json()).toEqual({ ended: mine.length - 1 });
+    expect((await call(auth.url, '/api/user/me', { token: phone })).status).toBe(401);
+    expect((await get({ token: phone })).status).toBe(401);
+    expect((await call(auth.url, '/api/user/me', { token: laptop })).status).toBe(200);
   });
 
   it('answers 503 while Redis is down', async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { connectRedis, createBaseApp, createLogger } from '@svc/common';
 import { createGuard } from '@svc/session-guard';
 import {
@@ -15,8 +15,9 @@ import { type ServiceProcess, startService } from './support/service-process.js'
 
 /*
  * The auth service on a real three-master Redis Cluster. A session key and its
- * user's index hash to different slots (their names cannot carry a hash tag), so
- * these flows pass only if no command spans two slots.
+ * user's index hash to different slots (the session key cannot carry a hash tag),
+ * and a session's metadata shares its session's slot through the tag in its name,
+ * so these flows pass only if no command spans two slots.
  */
 describe('auth on a three-master Redis Cluster', () => {
   let cluster: TestRedisCluster;
@@ -48,6 +49,7 @@ describe('auth on a three-master Redis Cluster', () => {
   });
 
   const user = () => `cl-${randomBytes(4).toString('hex')}`;
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
   it('spreads one user’s keys over several masters', async () => {
     const name = user();
@@ -120,6 +122,54 @@ describe('auth on a three-master Redis Cluster', () => {
     expect(await redis.exists(`session:user:${name}`)).toBe(0);
     const fresh = await login(auth.url, name, 'cluster-pass-2');
     expect((await call(auth.url, '/api/user/me', { token: fresh })).status).toBe(200);
+  });
+
+  it('lists and ends sessions, each session beside its metadata on one node, every key expiring', async () => {
+    const name = user();
+    await register(auth.url, name, 'cluster-pass-1');
+    const tokens = [];
+    for (let i = 0; i < 6; i++) tokens.push(await login(auth.url, name, 'cluster-pass-1'));
+    const current = tokens[0] as string;
+    const listed = await call(auth.url, '/api/user/sessions', { token: current });
+    const sessions = listed.body.data as unknown as { id: string; current: boolean }[];
+    expect(listed.status).toBe(200);
+    expect(sessions).toHaveLength(6);
+    expect(sessions.filter((session) => session.current)).toHaveLength(1);
+
+    const nodes = cluster.nodes.map(({ port }) => new Redis({ port, host: '127.0.0.1' }));
+    try {
+      const owners = await Promise.all(nodes.map((node) => node.keys('*')));
+      for (const token of tokens) {
+        const key = `session:${sha256(token)}`;
+        const holder = owners.findIndex((keys) => keys.includes(key));
+        expect(holder, key).toBeGreaterThanOrEqual(0);
+        expect(owners[holder]).toContain(`{${key}}:meta`);
+      }
+      for (const [i, node] of nodes.entries()) {
+        for (const key of owners[i] ?? []) expect(await node.pttl(key), key).toBeGreaterThan(0);
+      }
+    } finally {
+      for (const node of nodes) node.disconnect();
+    }
+
+    const other = sessions.find((session) => !session.current) as { id: string };
+    const ended = await call(auth.url, `/api/user/sessions/${other.id}`, {
+      method: 'DELETE',
+      token: current,
+    });
+    expect([ended.status, ended.body]).toEqual([200, { code: 200, message: '会话已结束' }]);
+    const others = await call(auth.url, '/api/user/sessions', { method: 'DELETE', token: current });
+    expect(others.body).toEqual({ code: 200, message: '已退出其他会话', data: { ended: 4 } });
+    const statuses = await Promise.all(
+      tokens.map(async (token) => (await call(auth.url, '/api/user/me', { token })).status),
+    );
+    expect(statuses).toEqual([200, 401, 401, 401, 401, 401]);
+    expect(await redis.smembers(`session:user:${name}`)).toEqual([sha256(current)]);
+
+    const all = await call(auth.url, '/api/user/logout-all', { method: 'POST', token: current });
+    expect(all.body).toEqual({ code: 200, message: '已退出全部会话', data: { ended: 1 } });
+    expect((await call(auth.url, '/api/user/me', { token: current })).status).toBe(401);
+    expect(await redis.exists(`session:user:${name}`)).toBe(0);
   });
 
   it('locks a username and address after repeated failures', async () => {

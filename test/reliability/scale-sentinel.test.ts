@@ -117,5 +117,17 @@ describe('auth behind Sentinel through a failover', () => {
     const third = await login(auth.url, name, 'sentinel-pass-2');
     expect((await call(auth.url, '/api/user/me', { token: third })).status).toBe(200);
     expect(auth.output()).toContain('redis connection restored');
+
+    // The new primary has never run the session scripts: they are loaded again on first use.
+    const fourth = await login(auth.url, name, 'sentinel-pass-2');
+    const listed = await call(auth.url, '/api/user/sessions', { token: fourth });
+    expect(listed.status).toBe(200);
+    expect((listed.body.data as unknown as unknown[]).length).toBe(2);
+    const others = await call(auth.url, '/api/user/sessions', { method: 'DELETE', token: fourth });
+    expect(others.body).toEqual({ code: 200, message: '已退出其他会话', data: { ended: 1 } });
+    expect((await call(auth.url, '/api/user/me', { token: third })).status).toBe(401);
+    const all = await call(auth.url, '/api/user/logout-all', { method: 'POST', token: fourth });
+    expect(all.body).toEqual({ code: 200, message: '已退出全部会话', data: { ended: 1 } });
+    expect((await call(auth.url, '/api/user/me', { token: fourth })).status).toBe(401);
   });
 });

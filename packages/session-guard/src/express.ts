@@ -1,12 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { INVALID_TOKEN_MESSAGE, NO_TOKEN_MESSAGE, STORE_UNAVAILABLE_MESSAGE } from './messages.js';
 import { readToken } from './read-token.js';
-import {
-  type AuthUser,
-  createSessionValidator,
-  type SessionOptions,
-  SessionStoreError,
-} from './validator.js';
+import { SessionStoreError } from './store-error.js';
+import { type AuthUser, createSessionValidator, type SessionOptions } from './validator.js';
 
 declare global {
   namespace Express {
@@ -95,7 +91,7 @@ export function createGuard<
     if (token === undefined) return reject('missing');
     let user: AuthUser | null;
     try {
-      user = await validator.validate(token);
+      user = await validator.validate(token, req);
     } catch (err) {
       if (!(err instanceof SessionStoreError)) throw err;
       onStoreError?.(err.cause, req);

@@ -9,7 +9,10 @@ export {
 } from './express.js';
 export { INVALID_TOKEN_MESSAGE, NO_TOKEN_MESSAGE, STORE_UNAVAILABLE_MESSAGE } from './messages.js';
 export { readToken } from './read-token.js';
+export { LONGEST_MAX_AGE_SECONDS } from './session-keys.js';
+export type { OriginRequest } from './session-origin.js';
 export { type LiveSession, SessionStore, type SessionStoreOptions } from './session-store.js';
+export { SessionStoreError } from './store-error.js';
 export { createTestSession, type TestSessionOptions } from './testing.js';
 export {
   isWellFormedToken,
@@ -19,10 +22,10 @@ export {
   sha256Hex,
   type TokenScheme,
 } from './token.js';
+export { createUserSessions, type SessionInfo, type UserSessions } from './user-sessions.js';
 export {
   type AuthUser,
   createSessionValidator,
   type SessionOptions,
-  SessionStoreError,
   type SessionValidator,
 } from './validator.js';

@@ -10,19 +10,19 @@ import {
 } from '@nestjs/common';
 import { INVALID_TOKEN_MESSAGE, NO_TOKEN_MESSAGE, STORE_UNAVAILABLE_MESSAGE } from './messages.js';
 import { readToken } from './read-token.js';
+import type { OriginRequest } from './session-origin.js';
+import { SessionStoreError } from './store-error.js';
 import {
   type AuthUser,
   createSessionValidator,
   type SessionOptions,
-  SessionStoreError,
   type SessionValidator,
 } from './validator.js';
 
 /** The injection token of the validator SessionGuardModule.forRoot provides. */
 export const SESSION_VALIDATOR = Symbol('SESSION_VALIDATOR');
 
-interface GuardedRequest {
-  headers: Record<string, string | string[] | undefined>;
+interface GuardedRequest extends OriginRequest {
   token?: string;
   user?: AuthUser;
 }
@@ -43,7 +43,7 @@ export class SessionGuard implements CanActivate {
     if (token === undefined) throw new UnauthorizedException(NO_TOKEN_MESSAGE);
     let user: AuthUser | null;
     try {
-      user = await this.validator.validate(token);
+      user = await this.validator.validate(token, request);
     } catch (err) {
       if (err instanceof SessionStoreError) {
         throw new ServiceUnavailableException(STORE_UNAVAILABLE_MESSAGE, { cause: err });

@@ -1,33 +1,8 @@
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import { sha256Hex, type TokenScheme } from './token.js';
-
-/**
- * The only place that knows the Redis key layout and lifetimes of sessions: the
- * auth service writes sessions through it, and every guard reads them through it.
- *
- * random: `<prefix><sha256hex(token)>` → username, and `<prefix>user:<lowercased
- *         username>`, a set of the user's token hashes whose lifetime is kept at
- *         least that of its longest-lived session, so a password change can revoke
- *         them all and the set never outlives them for long.
- * md5:    `<prefix><token>` → username, the prefix empty unless configured, which
- *         is the old backend's layout.
- * None of these shapes can be a key of the judging queue (`bull:*`).
- *
- * Redis Cluster. These names carry no hash tag (they are shared with the old
- * backend and with guards already deployed), so a session key and its user's
- * index usually live in different hash slots, and no command here may touch two
- * keys at once: no MULTI, no Lua, no multi-key DEL across them. Every script and
- * transaction below touches one key; writes that span a session and its index
- * are single-key commands in an order that keeps the index a superset of the
- * user's live sessions (see create and revokeAll). Cluster-safe and single-node
- * behaviour are the same code.
- */
-const DEFAULT_RANDOM_PREFIX = 'session:';
-const USER_INDEX_INFIX = 'user:';
-
-function defaultKeyPrefix(scheme: TokenScheme): string {
-  return scheme === 'md5' ? '' : DEFAULT_RANDOM_PREFIX;
-}
+import { maxAgeMs, SessionKeys } from './session-keys.js';
+import { newSessionId, type OriginRequest, originArgs } from './session-origin.js';
+import { CHECK, DESCRIBE, END, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
+import type { TokenScheme } from './token.js';
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
 type SessionRedis = Redis | Cluster;
@@ -37,6 +12,8 @@ export interface SessionStoreOptions {
   scheme?: TokenScheme;
   /** Defaults to `session:` for random and to none (the bare token) for md5. */
   keyPrefix?: string;
+  /** SESSION_MAX_AGE: no session lives longer after its login. Default 604800 (7 days). */
+  maxAgeSeconds?: number;
 }
 
 export interface LiveSession {
@@ -45,21 +22,20 @@ export interface LiveSession {
   expiresIn: number;
 }
 
-// Never shortens a lifetime, and leaves a missing key missing.
-const EXTEND_TO = `
-local ttl = redis.call('TTL', KEYS[1])
-if ttl >= 0 and ttl < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return ttl`;
+/** How a guard uses a session it lets through, in milliseconds. */
+interface SessionUse {
+  /** lastSeenAt is written at most once in this time. */
+  touchMs: number;
+  /** Sliding: the lifetime each use renews to; 0 when use does not extend it. */
+  renewMs: number;
+}
 
-// Adds to the index and makes it live at least as long as the session just written.
-const INDEX_ADD = `
-redis.call('SADD', KEYS[1], ARGV[2])
-local ttl = redis.call('TTL', KEYS[1])
-if ttl < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return 1`;
+type CheckReply =
+  | [username: string, indexMs: number, metadataMissing: 0 | 1, lastSeenAt: number]
+  | null;
 
-// Session keys deleted per request in revokeAll; each DEL names one key (one slot).
-const REVOKE_BATCH = 100;
+// Sessions whose lastSeenAt a store remembers; past this it forgets them all at once.
+const REMEMBERED_SESSIONS = 10_000;
 
 async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   const replies = (await pipeline.exec()) ?? [];
@@ -69,100 +45,116 @@ async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   });
 }
 
+/** A session by its token: what logins, guards, status and logout do with it. */
 export class SessionStore {
   readonly scheme: TokenScheme;
-  readonly keyPrefix: string;
   private readonly redis: SessionRedis;
+  private readonly keys: SessionKeys;
+  private readonly maxAgeMs: number;
+  /** lastSeenAt of the sessions this store's checks saw, by token id. */
+  private readonly lastSeen = new Map<string, number>();
 
-  constructor({ redis, scheme = 'random', keyPrefix }: SessionStoreOptions) {
+  constructor({ redis, scheme = 'random', keyPrefix, maxAgeSeconds }: SessionStoreOptions) {
     this.redis = redis;
     this.scheme = scheme;
-    this.keyPrefix = keyPrefix ?? defaultKeyPrefix(scheme);
+    this.keys = new SessionKeys(scheme, keyPrefix);
+    this.maxAgeMs = maxAgeMs(maxAgeSeconds);
   }
 
-  /** Redis never sees a random token itself, only its SHA-256. */
-  sessionKey(token: string): string {
-    return this.keyPrefix + this.tokenId(token);
-  }
-
-  userIndexKey(username: string): string {
-    return `${this.keyPrefix}${USER_INDEX_INFIX}${username.toLowerCase()}`;
-  }
-
-  /** Writes the session with its full lifetime, whether or not it existed. */
-  async create(token: string, username: string, ttlSeconds: number): Promise<void> {
-    const key = this.sessionKey(token);
-    if (this.scheme === 'md5') {
-      await this.redis.set(key, username, 'EX', ttlSeconds);
-      return;
-    }
-    // The session first, then the index: a revokeAll that runs in between either
+  /**
+   * Writes a new session (in md5, anew over the one of the same token) and
+   * returns its lifetime in seconds: `ttlSeconds`, or the max age when shorter.
+   * `request` is the login's: its address and User-Agent are kept.
+   */
+  async create(
+    token: string,
+    username: string,
+    ttlSeconds: number,
+    request?: OriginRequest,
+  ): Promise<number> {
+    const lifetimeMs = Math.min(ttlSeconds * 1000, this.maxAgeMs);
+    const tokenId = this.keys.tokenId(token);
+    const args = [username, lifetimeMs, newSessionId(), Date.now(), ...originArgs(request)];
+    // The session first, then the index: an "end all" that runs in between either
     // sees the hash in the index or leaves it there for the next one, so the index
     // never misses a live session for longer than this call.
-    await this.redis.set(key, username, 'EX', ttlSeconds);
-    const index = this.userIndexKey(username);
-    await this.redis.eval(INDEX_ADD, 1, index, ttlSeconds, this.tokenId(token));
-  }
-
-  /** The session's owner, or null when there is no live session. */
-  async lookup(token: string): Promise<string | null> {
-    return this.redis.get(this.sessionKey(token));
-  }
-
-  /** As lookup, and a live session gets its full lifetime again (sliding expiry). */
-  async lookupAndRenew(token: string, ttlSeconds: number): Promise<string | null> {
-    const key = this.sessionKey(token);
-    const [username] = await run(this.redis.multi().get(key).expire(key, ttlSeconds));
-    if (typeof username !== 'string') return null;
+    await OPEN.run(this.redis, this.keys.ofTokenId(tokenId), args);
     if (this.scheme === 'random') {
-      await this.redis.eval(EXTEND_TO, 1, this.userIndexKey(username), ttlSeconds);
+      const index = this.keys.index(username);
+      await INDEX_ADD.run(this.redis, [index], [lifetimeMs, tokenId]);
+      await this.pruneIndex(index);
+    }
+    return lifetimeMs / 1000;
+  }
+
+  /**
+   * The guard's check: the session's owner, or null when there is none. Notes the
+   * use (lastSeenAt, and the sliding renewal) as `use` says. `request` describes a
+   * session met here for the first time (one the old backend wrote).
+   *
+   * While the lastSeenAt this store last saw is younger than the touch interval,
+   * no write can be due, so a fixed session is only read: the same single GET as a
+   * guard without lastSeenAt. Nothing of the session's validity is remembered.
+   */
+  async check(token: string, use: SessionUse, request?: OriginRequest): Promise<string | null> {
+    const tokenId = this.keys.tokenId(token);
+    const pair = this.keys.ofTokenId(tokenId);
+    const { touchMs, renewMs } = use;
+    const now = Date.now();
+    const seen = this.lastSeen.get(tokenId);
+    if (renewMs === 0 && seen !== undefined && now - seen < touchMs) {
+      const username = await this.redis.get(pair[0]);
+      if (username === null) this.lastSeen.delete(tokenId);
+      return username;
+    }
+    const reply = (await CHECK.run(this.redis, pair, [
+      now,
+      touchMs,
+      renewMs,
+      this.maxAgeMs,
+    ])) as CheckReply;
+    if (reply === null) {
+      this.lastSeen.delete(tokenId);
+      return null;
+    }
+    const [username, indexMs, metadataMissing, lastSeenAt] = reply;
+    if (this.lastSeen.size >= REMEMBERED_SESSIONS) this.lastSeen.clear();
+    this.lastSeen.set(tokenId, lastSeenAt);
+    if (metadataMissing) {
+      await DESCRIBE.run(this.redis, pair, [
+        newSessionId(),
+        Date.now(),
+        this.maxAgeMs,
+        ...originArgs(request),
+      ]);
+    }
+    if (indexMs > 0 && this.scheme === 'random') {
+      await EXTEND.run(this.redis, [this.keys.index(username)], [indexMs]);
     }
     return username;
   }
 
   async find(token: string): Promise<LiveSession | null> {
-    const key = this.sessionKey(token);
-    const [username, ttl] = await run(this.redis.multi().get(key).ttl(key));
+    const [session] = this.keys.ofToken(token);
+    const [username, ttl] = await run(this.redis.multi().get(session).ttl(session));
     if (typeof username !== 'string' || typeof ttl !== 'number' || ttl === -2) return null;
     return { username, expiresIn: ttl };
   }
 
-  /** Ends one session. */
+  /** Ends one session (a logout). */
   async revoke(token: string, username: string): Promise<void> {
-    const key = this.sessionKey(token);
-    if (this.scheme === 'md5') {
-      await this.redis.del(key);
-      return;
-    }
-    await this.redis.del(key);
-    await this.redis.srem(this.userIndexKey(username), this.tokenId(token));
+    const tokenId = this.keys.tokenId(token);
+    await END.run(this.redis, this.keys.ofTokenId(tokenId), []);
+    if (this.scheme === 'random') await this.redis.srem(this.keys.index(username), tokenId);
   }
 
-  /**
-   * Ends every session of the user in `random`; in `md5` a user has one token
-   * per password, the one given, so that is the one ended.
-   *
-   * Not atomic (see the file's head): it removes from the index only the hashes it
-   * read and deleted, so a session written meanwhile stays indexed, and the set
-   * itself disappears with its last member.
-   */
-  async revokeAll(username: string, currentToken: string): Promise<void> {
-    const current = this.sessionKey(currentToken);
-    if (this.scheme === 'md5') {
-      await this.redis.del(current);
-      return;
-    }
-    const index = this.userIndexKey(username);
-    const hashes = await this.redis.smembers(index);
-    await this.redis.del(current);
-    for (let start = 0; start < hashes.length; start += REVOKE_BATCH) {
-      const batch = hashes.slice(start, start + REVOKE_BATCH);
-      await Promise.all(batch.map((hash) => this.redis.del(this.keyPrefix + hash)));
-      await this.redis.srem(index, ...batch);
-    }
-  }
-
-  private tokenId(token: string): string {
-    return this.scheme === 'md5' ? token : sha256Hex(token);
+  /** Drops from the index the hashes whose sessions have expired. */
+  private async pruneIndex(index: string): Promise<void> {
+    const tokenIds = await this.redis.smembers(index);
+    const live = await Promise.all(
+      tokenIds.map((tokenId) => this.redis.exists(this.keys.ofTokenId(tokenId)[0])),
+    );
+    const expired = tokenIds.filter((_, i) => live[i] === 0);
+    if (expired.length > 0) await this.redis.srem(index, ...expired);
   }
 }

@@ -13,6 +13,9 @@ export interface TestSessionOptions {
   ttlSeconds?: number;
   /** md5 only: the password the token is made from. Default: a random one. */
   password?: string;
+  /** What the session records of its login. Default: no User-Agent, address `unknown`. */
+  userAgent?: string;
+  ip?: string;
 }
 
 /**
@@ -23,11 +26,12 @@ export async function createTestSession(
   redis: Redis | Cluster,
   options: TestSessionOptions,
 ): Promise<string> {
-  const { username, scheme = 'random', keyPrefix, ttlSeconds = 3600 } = options;
+  const { username, scheme = 'random', keyPrefix, ttlSeconds = 3600, userAgent, ip } = options;
   const token =
     scheme === 'md5'
       ? md5Token(username, options.password ?? randomBytes(12).toString('hex'))
       : randomToken();
-  await new SessionStore({ redis, scheme, keyPrefix }).create(token, username, ttlSeconds);
+  const login = { headers: userAgent === undefined ? {} : { 'user-agent': userAgent }, ip };
+  await new SessionStore({ redis, scheme, keyPrefix }).create(token, username, ttlSeconds, login);
   return token;
 }

@@ -17,7 +17,7 @@ import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSession } from '../src/index.js';
+import { createTestSession, createUserSessions } from '../src/index.js';
 import { SessionGuard, SessionGuardModule } from '../src/nest.js';
 import { IOREDIS_MAJORS } from './support/ioredis-majors.js';
 
@@ -121,6 +121,34 @@ describe.each(IOREDIS_MAJORS)('SessionGuard in a NestJS application, on %s', (_n
       .set('token', 'f'.repeat(64));
     expect(dead.status).toBe(401);
     expect(dead.body).toEqual({ code: 401, message: 'Token无效或已过期,请重新登录' });
+  });
+
+  it('refuses at once a session ended by id, by "end the others" or by "end all"', async () => {
+    const sessions = createUserSessions({ redis });
+    const username = 'nest_ender';
+    const [kept, byId, other] = (await Promise.all(
+      ['kept', 'by-id', 'other'].map((userAgent) =>
+        createTestSession(redis, { username, userAgent }),
+      ),
+    )) as [string, string, string];
+    const answers = () =>
+      Promise.all(
+        [kept, byId, other].map(
+          async (token) =>
+            (await request(app.getHttpServer()).get('/api/testQuestion/list').set('token', token))
+              .body,
+        ),
+      );
+    const live = (token: string) => ({ user: { username }, token });
+    const dead = { code: 401, message: 'Token无效或已过期,请重新登录' };
+
+    const target = (await sessions.list(username, kept)).find((s) => s.userAgent === 'by-id');
+    expect(await sessions.end(username, kept, target?.id as string)).toBe(true);
+    expect(await answers()).toEqual([live(kept), dead, live(other)]);
+    expect(await sessions.endOthers(username, kept)).toBe(1);
+    expect(await answers()).toEqual([live(kept), dead, dead]);
+    expect(await sessions.endAll(username, kept)).toBe(1);
+    expect(await answers()).toEqual([dead, dead, dead]);
   });
 
   it('guards only the method it is put on', async () => {

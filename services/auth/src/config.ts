@@ -8,7 +8,7 @@ import {
   redisEnv,
   redisEnvRules,
 } from '@svc/common';
-import type { TokenScheme } from '@svc/session-guard';
+import { LONGEST_MAX_AGE_SECONDS, type TokenScheme } from '@svc/session-guard';
 import { z } from 'zod';
 
 /** `trust proxy` as Express takes it: false, true, a hop count, or addresses and subnets. */
@@ -61,7 +61,10 @@ export const configSchema = z
         (prefix) => !prefix.startsWith('bull:'),
         'must not be in the job queue key space bull:',
       )
+      .refine((prefix) => !/[{}]/.test(prefix), 'must not contain { or } (Redis Cluster hash tags)')
       .optional(),
+    SESSION_TOUCH_SECONDS: intVar(60, 1),
+    SESSION_MAX_AGE: intVar(604_800, 1, LONGEST_MAX_AGE_SECONDS),
     PASSWORD_REHASH: boolVar(true),
     LOGIN_MAX_FAILURES: intVar(5, 1, 10_000),
     LOGIN_WINDOW_SECONDS: intVar(900, 1),
@@ -81,6 +84,10 @@ export interface AuthSettings {
   tokenScheme: TokenScheme;
   tokenTtl: number;
   sliding: boolean;
+  /** A session's lastSeenAt is written at most once in this time. */
+  touchSeconds: number;
+  /** No session lives longer after its login, however it is used. */
+  maxAgeSeconds: number;
   /** Undefined: the scheme's default layout. */
   keyPrefix?: string;
   passwordRehash: boolean;
@@ -99,6 +106,8 @@ export function authSettingsFrom(config: AuthConfig): AuthSettings {
     tokenScheme: config.TOKEN_SCHEME,
     tokenTtl: config.TOKEN_TTL,
     sliding: config.TOKEN_SLIDING,
+    touchSeconds: config.SESSION_TOUCH_SECONDS,
+    maxAgeSeconds: config.SESSION_MAX_AGE,
     keyPrefix: config.SESSION_KEY_PREFIX,
     passwordRehash: config.PASSWORD_REHASH,
     loginMaxFailures: config.LOGIN_MAX_FAILURES,

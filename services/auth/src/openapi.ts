@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { healthDocs } from './http/health.docs.js';
 import { NOT_FOUND } from './http/messages.js';
 import { notFoundBody } from './http/response-docs.js';
+import { sessionDocs } from './users/session.docs.js';
 import { userDocs } from './users/user.docs.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -37,7 +38,12 @@ const documentDocs: OperationDoc[] = [
 ];
 
 /** Every route the service serves, with the zod schemas that validate and describe it. */
-export const authOperations: OperationDoc[] = [...userDocs, ...healthDocs, ...documentDocs];
+export const authOperations: OperationDoc[] = [
+  ...userDocs,
+  ...sessionDocs,
+  ...healthDocs,
+  ...documentDocs,
+];
 
 const description = `Register, log in and hold a session; the guard's routes take the token in
 \`Authorization: Bearer <token>\` (read first; exactly \`Bearer\` and one space) or in \`token: <token>\`.

@@ -230,6 +230,25 @@ describe('createGuard options', () => {
     );
   });
 
+  it('refuses a touch interval or max age that is not a positive integer, and a prefix with braces', () => {
+    for (const options of [
+      { touchSeconds: 0 },
+      { touchSeconds: 2.5 },
+      { maxAgeSeconds: 0 },
+      { maxAgeSeconds: 315_360_001 },
+      { keyPrefix: '{judge}:' },
+      { keyPrefix: 'judge}' },
+    ]) {
+      expect(
+        () => createGuard({ redis: stores.redis, ...options }),
+        JSON.stringify(options),
+      ).toThrow(TypeError);
+    }
+    expect(
+      typeof createGuard({ redis: stores.redis, touchSeconds: 1, maxAgeSeconds: 315_360_000 }),
+    ).toBe('function');
+  });
+
   it('tells onOutcome the outcome of every answer, the store outage included', async () => {
     const outcomes: GuardOutcome[] = [];
     const onOutcome = (outcome: GuardOutcome) => outcomes.push(outcome);

@@ -54,6 +54,10 @@ describe('Redis unavailable', () => {
         .set(bearer(token))
         .send({ oldPassword: account.password, newPassword: 'next-password' }),
       request(app).get('/api/user/status').set(bearer(token)),
+      request(app).get('/api/user/sessions').set(bearer(token)),
+      request(app).delete('/api/user/sessions/Jm0xQ2v9T3aPqL8sWc1yZA').set(bearer(token)),
+      request(app).delete('/api/user/sessions').set(bearer(token)),
+      request(app).post('/api/user/logout-all').set(bearer(token)),
       request(app).post('/api/user/login').send(account),
       request(app).post('/api/user/login').send({ username: account.username, password: 'wrong' }),
     ];

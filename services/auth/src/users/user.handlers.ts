@@ -11,6 +11,7 @@ import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { messageBody } from '../http/envelope.js';
 import { UNAVAILABLE } from '../http/messages.js';
+import { sessionOf } from './guarded-request.js';
 import type { LoginLimiter, Slot } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
 import type { SessionRepository } from './session.repository.js';
@@ -40,11 +41,6 @@ interface UserHandlerDeps {
 
 function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
-
-/** The guard ran before these handlers, so the request has its session. */
-function sessionOf(req: Request): { token: string; username: string } {
-  return { token: req.token as string, username: req.user?.username as string };
 }
 
 type UserHandlers = Record<
@@ -128,9 +124,9 @@ export function createUserHandlers({
 
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
-    await sessions.create(token, user.username, settings.tokenTtl);
+    const expiresIn = await sessions.create(token, user.username, settings.tokenTtl, req);
     onLogin?.('success');
-    res.json(messageBody(200, LOGGED_IN, { token, expiresIn: settings.tokenTtl }));
+    res.json(messageBody(200, LOGGED_IN, { token, expiresIn }));
   };
 
   const status: RequestHandler = async (req, res) => {
@@ -177,7 +173,7 @@ export function createUserHandlers({
     if (!verdict.ok) throw new AppError(400, WRONG_OLD_PASSWORD);
 
     await users.updatePassword(user.id, await hashPassword(newPassword));
-    await sessions.revokeAll(user.username, token);
+    await sessions.endAll(user.username, token);
     res.json(messageBody(200, PASSWORD_CHANGED));
   };
 

@@ -1,9 +1,10 @@
 import { AppError, type Pool, type RedisClient, StoreUnavailableError } from '@svc/common';
-import { createGuard, rejection, SessionStore } from '@svc/session-guard';
+import { createGuard, createUserSessions, rejection, SessionStore } from '@svc/session-guard';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { AuthObservers } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { LoginLimiter } from './login-limiter.js';
+import { createSessionHandlers } from './session.handlers.js';
 import { sessionRepository } from './session.repository.js';
 import { createUserHandlers } from './user.handlers.js';
 import { userRepository } from './user.repository.js';
@@ -19,13 +20,20 @@ interface UserRouterDeps {
 
 /** The user routes; user.docs.ts describes each for the OpenAPI document. */
 export function userRouter({ pool, redis, settings, json, observe }: UserRouterDeps): Router {
-  const { tokenScheme: scheme, keyPrefix, sliding, tokenTtl } = settings;
-  const guard = createGuard<Request, Response>({
-    redis,
-    scheme,
+  const {
+    tokenScheme: scheme,
     keyPrefix,
     sliding,
+    tokenTtl,
+    touchSeconds,
+    maxAgeSeconds,
+  } = settings;
+  const layout = { redis, scheme, keyPrefix, maxAgeSeconds };
+  const guard = createGuard<Request, Response>({
+    ...layout,
+    sliding,
     ttlSeconds: tokenTtl,
+    touchSeconds,
     // Refusals reach the app's error handler, which answers every failure.
     onReject: (_req, _res, next, reason, err) =>
       next(
@@ -35,9 +43,10 @@ export function userRouter({ pool, redis, settings, json, observe }: UserRouterD
       ),
     onOutcome: observe?.guard,
   });
+  const sessions = sessionRepository(new SessionStore(layout), createUserSessions(layout));
   const handlers = createUserHandlers({
     users: userRepository(pool, settings.queryTimeoutMs),
-    sessions: sessionRepository(new SessionStore({ redis, scheme, keyPrefix })),
+    sessions,
     limiter: new LoginLimiter(redis, {
       maxFailures: settings.loginMaxFailures,
       windowSeconds: settings.loginWindowSeconds,
@@ -55,5 +64,10 @@ export function userRouter({ pool, redis, settings, json, observe }: UserRouterD
   router.get('/api/user/verify', json, guard, handlers.verify);
   router.post('/api/user/logout', json, guard, handlers.logout);
   router.post('/api/user/change-password', json, guard, handlers.changePassword);
+  const own = createSessionHandlers(sessions);
+  router.get('/api/user/sessions', json, guard, own.list);
+  router.delete('/api/user/sessions', json, guard, own.endOthers);
+  router.delete('/api/user/sessions/:id', json, guard, own.end);
+  router.post('/api/user/logout-all', json, guard, own.endAll);
   return router;
 }

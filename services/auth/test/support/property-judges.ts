@@ -161,6 +161,7 @@ export const judges = {
           const rules = new Map<string, KeyRule>([
             [key, { absent: true }],
             [model.sessionKey(token), { value: account.username }],
+            [model.metadataKey(token), { present: true }],
           ]);
           if (model.scheme === 'random') {
             rules.set(model.indexKey(account.username), { members: [sha256(token)] });
@@ -210,7 +211,10 @@ export const judges = {
         status: 200,
         message: '已退出登录',
         redis: () => {
-          const rules = new Map<string, KeyRule>([[model.sessionKey(token), { absent: true }]]);
+          const rules = new Map<string, KeyRule>([
+            [model.sessionKey(token), { absent: true }],
+            [model.metadataKey(token), { absent: true }],
+          ]);
           if (model.scheme === 'random') {
             rules.set(model.indexKey(owner), {
               members: [],
@@ -252,7 +256,10 @@ export const judges = {
         users: { passwordOf: account.id },
         redis: () => {
           const rules = new Map<string, KeyRule>([[key, { absent: true }]]);
-          for (const token of ended) rules.set(model.sessionKey(token), { absent: true });
+          for (const token of ended) {
+            rules.set(model.sessionKey(token), { absent: true });
+            rules.set(model.metadataKey(token), { absent: true });
+          }
           if (model.scheme === 'random')
             rules.set(model.indexKey(account.username), { absent: true });
           return rules;

@@ -51,6 +51,17 @@ export interface SentRequest {
   body: SentBody;
 }
 
+const METADATA_KEY = /^\{.+\}:meta$/;
+
+/**
+ * A session's metadata without lastSeenAt, which any guarded use may advance
+ * (sessions.test.ts holds it to SESSION_TOUCH_SECONDS).
+ */
+function metadataText(fields: Record<string, string>): string {
+  const { lastSeenAt: _advances, ...kept } = fields;
+  return JSON.stringify(Object.entries(kept).sort());
+}
+
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 export const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
@@ -70,6 +81,11 @@ export class Model {
   /** The README's layout: `session:<sha256>` in random, the bare token in md5. */
   sessionKey(token: string): string {
     return this.scheme === 'md5' ? token : `session:${sha256(token)}`;
+  }
+
+  /** The guard's layout: the session key itself, in braces (a Cluster hash tag). */
+  metadataKey(token: string): string {
+    return `{${this.sessionKey(token)}}:meta`;
   }
 
   indexKey(username: string): string {
@@ -93,19 +109,25 @@ export class Model {
     const { redis, pool } = this.stores;
     const names = (await redis.keys('*')).sort();
     const types = (await redis.pipeline(names.map((key) => ['type', key])).exec()) ?? [];
-    // The limiter's hash is read as its count of recorded failures.
+    // The limiter's hash is read as its count of recorded failures, a session's
+    // metadata as its fields.
     const reads = names.map((key, i) =>
       types[i]?.[1] === 'set'
         ? ['smembers', key]
-        : types[i]?.[1] === 'hash'
-          ? ['hget', key, 'failures']
-          : ['get', key],
+        : types[i]?.[1] !== 'hash'
+          ? ['get', key]
+          : METADATA_KEY.test(key)
+            ? ['hgetall', key]
+            : ['hget', key, 'failures'],
     );
     const values = (await redis.pipeline(reads).exec()) ?? [];
     const keys = new Map<string, string | string[]>();
     names.forEach((key, i) => {
       const value = values[i]?.[1];
-      keys.set(key, Array.isArray(value) ? [...value].sort() : String(value));
+      if (Array.isArray(value)) keys.set(key, [...value].sort());
+      else if (typeof value === 'object' && value !== null)
+        keys.set(key, metadataText(value as Record<string, string>));
+      else keys.set(key, String(value));
     });
     const [rows] = await pool.query<RowDataPacket[]>(
       'SELECT id, username, password FROM users ORDER BY id',
@@ -385,6 +407,7 @@ export function envelopeOf(res: RawResponse): Answer {
 /** How each key touched by a request must look after it. */
 export type KeyRule =
   | { absent: true }
+  | { present: true }
   | { value: string }
   | { members: string[]; lacks?: string[]; mayVanish?: boolean };
 
@@ -401,6 +424,8 @@ export function expectRedis(before: Snapshot, after: Snapshot, rules: Map<string
       expect(now, `key ${key}`).toEqual(before.keys.get(key));
     } else if ('absent' in rule) {
       expect(now, `key ${key}`).toBeUndefined();
+    } else if ('present' in rule) {
+      expect(now, `key ${key}`).toBeDefined();
     } else if ('value' in rule) {
       expect(now, `key ${key}`).toBe(rule.value);
     } else if (now === undefined) {
@@ -411,7 +436,7 @@ export function expectRedis(before: Snapshot, after: Snapshot, rules: Map<string
     }
   }
   for (const [key, rule] of rules) {
-    if ('value' in rule || ('members' in rule && !rule.mayVanish)) {
+    if ('value' in rule || 'present' in rule || ('members' in rule && !rule.mayVanish)) {
       expect(after.keys.has(key), `key ${key} present`).toBe(true);
     }
   }

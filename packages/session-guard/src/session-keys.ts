@@ -1,0 +1,91 @@
+import { sha256Hex, type TokenScheme } from './token.js';
+
+/**
+ * The Redis key layout of sessions, and nothing else knows it: the auth service
+ * writes sessions through this package, and every guard reads them through it.
+ *
+ * session  random: `<prefix><sha256hex(token)>`; md5: `<prefix><token>`, the prefix
+ *          empty unless configured, which is the old backend's layout. The value is
+ *          the username; it expires when the session ends. Guards already deployed
+ *          read exactly this, so it never changes.
+ * metadata `{<session key>}:meta`, a hash: `id` (random, 22 characters of base64url,
+ *          unrelated to the token), `createdAt` and `lastSeenAt` (ms since the epoch),
+ *          `ip`, and `userAgent` when the login sent one. It expires at the same
+ *          moment as its session: every write that sets one lifetime sets both.
+ * index    random only: `<prefix>user:<lowercased username>`, a set of the user's
+ *          token hashes. Its lifetime is kept at least that of its longest-lived
+ *          session, members of ended sessions are removed by whoever ends them, and
+ *          those of expired ones by the next login or listing, so it never outlives
+ *          the user's last session. md5 has no index: one password gives one token.
+ *
+ * Redis Cluster. The braces of the metadata key are a hash tag naming the whole
+ * session key, so a session and its metadata always share one slot and one script
+ * reads and writes both (the session key itself carries no tag: it is shared with
+ * the old backend and with guards already deployed, so a key prefix must not
+ * contain braces). The index lives in its user's own slot: no script touches it
+ * together with a session, and writes that span both are single-slot steps in an
+ * order that keeps the index a superset of the user's live sessions.
+ *
+ * None of these shapes can be a key of the judging queue (`bull:*`).
+ */
+const DEFAULT_RANDOM_PREFIX = 'session:';
+const USER_INDEX_INFIX = 'user:';
+
+/** The longest a session lives after its login, however it is used (SESSION_MAX_AGE). */
+const DEFAULT_MAX_AGE_SECONDS = 604_800;
+/**
+ * Ten years: the largest max age taken. Every lifetime a script computes is then
+ * below 10^14 ms, which Lua still hands to Redis as an integer (not as `1e+14`).
+ */
+export const LONGEST_MAX_AGE_SECONDS = 315_360_000;
+/** The max age in milliseconds; a TypeError for anything but 1 to LONGEST_MAX_AGE_SECONDS. */
+export function maxAgeMs(maxAgeSeconds = DEFAULT_MAX_AGE_SECONDS): number {
+  if (!(Number.isInteger(maxAgeSeconds) && maxAgeSeconds > 0)) {
+    throw new TypeError('session-guard: maxAgeSeconds must be a positive integer');
+  }
+  if (maxAgeSeconds > LONGEST_MAX_AGE_SECONDS) {
+    throw new TypeError(`session-guard: maxAgeSeconds must be at most ${LONGEST_MAX_AGE_SECONDS}`);
+  }
+  return maxAgeSeconds * 1000;
+}
+
+/** lastSeenAt is written at most once per session in this time (SESSION_TOUCH_SECONDS). */
+export const DEFAULT_TOUCH_SECONDS = 60;
+/** The login's User-Agent is kept up to this many characters. */
+export const USER_AGENT_MAX_LENGTH = 256;
+
+/** A session's two keys, in the order every session script takes them. */
+type SessionKeyPair = [session: string, metadata: string];
+
+export class SessionKeys {
+  readonly prefix: string;
+
+  constructor(
+    readonly scheme: TokenScheme,
+    keyPrefix?: string,
+  ) {
+    this.prefix = keyPrefix ?? (scheme === 'md5' ? '' : DEFAULT_RANDOM_PREFIX);
+    if (/[{}]/.test(this.prefix)) {
+      throw new TypeError('session-guard: keyPrefix must not contain { or } (Cluster hash tags)');
+    }
+  }
+
+  /** What names a session in Redis: in random the SHA-256 of the token, never the token. */
+  tokenId(token: string): string {
+    return this.scheme === 'md5' ? token : sha256Hex(token);
+  }
+
+  ofTokenId(tokenId: string): SessionKeyPair {
+    const session = this.prefix + tokenId;
+    return [session, `{${session}}:meta`];
+  }
+
+  ofToken(token: string): SessionKeyPair {
+    return this.ofTokenId(this.tokenId(token));
+  }
+
+  /** The user's index (random only). */
+  index(username: string): string {
+    return `${this.prefix}${USER_INDEX_INFIX}${username.toLowerCase()}`;
+  }
+}

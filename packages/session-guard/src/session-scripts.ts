@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+
+/**
+ * The Lua scripts that keep the layout of session-keys.ts. Each one touches the
+ * keys of one slot only: a session and its metadata (KEYS[1], KEYS[2]), or one
+ * index. Times are milliseconds since the epoch, sent by the caller; lifetimes are
+ * milliseconds and always positive where a key gets one, since `PEXPIRE key 0`
+ * deletes and `SET ... PX 0` fails.
+ */
+class Script {
+  private readonly sha: string;
+
+  constructor(private readonly lua: string) {
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
+
+  /** EVALSHA, and EVAL once a server has not seen the script (a restart, a failover, a new node). */
+  run(redis: Redis | Cluster, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return redis.evalsha(this.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
+      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+      return redis.eval(this.lua, keys.length, ...keys, ...args);
+    });
+  }
+}
+
+/**
+ * A login: the session with its lifetime, and fresh metadata with the same one.
+ * ARGV: username, lifetime, id, now, ip[, userAgent].
+ */
+export const OPEN = new Script(`
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], 'id', ARGV[3], 'createdAt', ARGV[4], 'lastSeenAt', ARGV[4], 'ip', ARGV[5])
+if ARGV[6] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[6]) end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1`);
+
+/*
+ * The guard's check. ARGV: now, touch interval, renewal (0: not sliding), max age.
+ * Nothing is written for a session that is gone, so a use racing with its end
+ * cannot bring it back. lastSeenAt is written at most once per touch interval.
+ * A sliding renewal never reaches past createdAt + max age; a session already
+ * there ends. Returns false (no session) or {username, index lifetime (sliding:
+ * what the user's index must live at least; else 0), 1 when the metadata is
+ * missing, lastSeenAt as it now stands (0 when missing)}.
+ */
+export const CHECK = new Script(`
+local username = redis.call('GET', KEYS[1])
+if not username then return false end
+local now, touch, renew = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local meta = redis.call('HMGET', KEYS[2], 'createdAt', 'lastSeenAt')
+if not meta[1] then
+  if renew > 0 then redis.call('PEXPIRE', KEYS[1], renew) end
+  return {username, renew, 1, 0}
+end
+local seen = tonumber(meta[2] or 0)
+local touched = now - seen >= touch
+if touched then
+  redis.call('HSET', KEYS[2], 'lastSeenAt', ARGV[1])
+  seen = now
+end
+if renew == 0 then
+  -- Keeps the metadata's end the session's, should another writer have moved one.
+  if touched then
+    local left = redis.call('PTTL', KEYS[1])
+    if left > 0 then redis.call('PEXPIRE', KEYS[2], left) end
+  end
+  return {username, 0, 0, seen}
+end
+local life = math.min(renew, tonumber(meta[1]) + tonumber(ARGV[4]) - now)
+if life < 1 then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return false
+end
+redis.call('PEXPIRE', KEYS[1], life)
+redis.call('PEXPIRE', KEYS[2], life)
+return {username, life, 0, seen}`);
+
+/*
+ * A live session as a list shows it: {username, ms left, id, createdAt,
+ * lastSeenAt, ip, userAgent}, or false. A session without metadata (written by
+ * the old backend or before sessions had any) gets it now, from ARGV: id, now,
+ * max age (the lifetime of a session key found without one), ip[, userAgent].
+ */
+export const DESCRIBE = new Script(`
+local username = redis.call('GET', KEYS[1])
+if not username then return false end
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  left = tonumber(ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], left)
+end
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('HSET', KEYS[2], 'id', ARGV[1], 'createdAt', ARGV[2], 'lastSeenAt', ARGV[2], 'ip', ARGV[4])
+  if ARGV[5] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[5]) end
+  redis.call('PEXPIRE', KEYS[2], left)
+end
+local meta = redis.call('HMGET', KEYS[2], 'id', 'createdAt', 'lastSeenAt', 'ip', 'userAgent')
+return {username, left, meta[1], meta[2], meta[3], meta[4], meta[5]}`);
+
+/** Ends a session: 1 when it was live, else 0. */
+export const END = new Script(`
+local live = redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[2])
+return live`);
+
+/** Adds ARGV[2] to the index and makes the index live at least ARGV[1] ms. */
+export const INDEX_ADD = new Script(`
+redis.call('SADD', KEYS[1], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1`);
+
+/** Makes an existing key live at least ARGV[1] ms; never shortens, never creates. */
+export const EXTEND = new Script(`
+local left = redis.call('PTTL', KEYS[1])
+if left ~= -2 and left < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return left`);
