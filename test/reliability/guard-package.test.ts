@@ -169,8 +169,8 @@ describe.each([
   });
 
   it("lists and ends the auth service's sessions with createUserSessions", async () => {
-    const phone = await login(auth.url, 'adopter_user', 'adopter-pass-1');
-    const laptop = await login(auth.url, 'adopter_user', 'adopter-pass-1');
+    const phone = await login(auth.url, `adopter_${major}`, 'adopter-pass-1');
+    const laptop = await login(auth.url, `adopter_${major}`, 'adopter-pass-1');
     const listed = await get({ token: laptop }, '/my/sessions');
     expect(listed.status).toBe(200);
     const mine = (await listed.json()) as { current: boolean; ip: string }[];
