@@ -36,6 +36,8 @@ type CheckReply =
 
 // Sessions whose lastSeenAt a store remembers; past this it forgets them all at once.
 const REMEMBERED_SESSIONS = 10_000;
+/** Index entries a login looks at, to drop those of expired sessions. */
+const PRUNE_SAMPLE = 16;
 
 async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   const replies = (await pipeline.exec()) ?? [];
@@ -148,9 +150,15 @@ export class SessionStore {
     if (this.scheme === 'random') await this.redis.srem(this.keys.index(username), tokenId);
   }
 
-  /** Drops from the index the hashes whose sessions have expired. */
+  /**
+   * Drops from the index hashes whose sessions have expired, looking at a random
+   * handful of them: a login costs the same however many sessions its user holds
+   * (reading them all made each login of a user with thousands of sessions send
+   * thousands of commands). Each login adds one hash and looks at up to
+   * PRUNE_SAMPLE, so expired ones cannot pile up; a listing reads them all anyway.
+   */
   private async pruneIndex(index: string): Promise<void> {
-    const tokenIds = await this.redis.smembers(index);
+    const tokenIds = await this.redis.srandmember(index, PRUNE_SAMPLE);
     const live = await Promise.all(
       tokenIds.map((tokenId) => this.redis.exists(this.keys.ofTokenId(tokenId)[0])),
     );
