@@ -1,6 +1,6 @@
 import { type RecordedResponse, undocumentedResponses } from '@svc/test-kit';
 import { describe, expect, it } from 'vitest';
-import { notFoundBody } from '../src/http/response-docs.js';
+import { notFoundBody } from '../src/api-docs/responses.docs.js';
 import { authOperations } from '../src/openapi.js';
 import { TOO_MANY } from './support/test-app.js';
 

@@ -1,7 +1,8 @@
 import { AppError, bodyFaultOf, StoreUnavailableError } from '@svc/common';
+import { STORE_UNAVAILABLE_MESSAGE } from '@svc/session-guard';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { messageBody } from './envelope.js';
-import { BODY_FAULTS, INTERNAL_ERROR, NOT_FOUND, UNAVAILABLE } from './messages.js';
+import { BODY_FAULTS, INTERNAL_ERROR, NOT_FOUND } from './messages.js';
 
 /** The JSON 404 of every path and method no route answers. */
 export const notFound: RequestHandler = (_req, res) => {
@@ -10,7 +11,8 @@ export const notFound: RequestHandler = (_req, res) => {
 
 /** The status and text an error answers with. */
 function answerFor(err: unknown): { status: number; message: string } {
-  if (err instanceof StoreUnavailableError) return { status: 503, message: UNAVAILABLE };
+  if (err instanceof StoreUnavailableError)
+    return { status: 503, message: STORE_UNAVAILABLE_MESSAGE };
   if (err instanceof AppError) return { status: err.status, message: err.message };
   const body = bodyFaultOf(err);
   if (body) return { status: body.status, message: BODY_FAULTS[body.fault] };

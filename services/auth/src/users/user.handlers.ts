@@ -5,18 +5,19 @@ import {
   md5Token,
   randomToken,
   readToken,
+  STORE_UNAVAILABLE_MESSAGE,
 } from '@svc/session-guard';
 import type { Request, RequestHandler, Response } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { messageBody } from '../http/envelope.js';
-import { UNAVAILABLE } from '../http/messages.js';
-import { sessionOf } from './guarded-request.js';
+import { parseBody } from '../http/input.js';
+import { FOUND } from '../http/messages.js';
+import type { SessionRepository } from '../sessions/session.repository.js';
+import { sessionOf } from '../sessions/session-guard.js';
 import type { LoginLimiter, Slot } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
-import type { SessionRepository } from './session.repository.js';
 import {
-  FOUND,
   LOGGED_IN,
   LOGGED_OUT,
   PASSWORD_CHANGED,
@@ -28,7 +29,7 @@ import {
   WRONG_OLD_PASSWORD,
 } from './user.messages.js';
 import type { UserRepository, UserRow } from './user.repository.js';
-import { changePasswordBody, loginBody, parseBody, registerBody } from './user.schema.js';
+import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
 
 interface UserHandlerDeps {
   users: UserRepository;
@@ -43,7 +44,7 @@ function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
-type UserHandlers = Record<
+export type UserHandlers = Record<
   'register' | 'login' | 'status' | 'me' | 'verify' | 'logout' | 'changePassword',
   RequestHandler
 >;
@@ -68,7 +69,7 @@ export function createUserHandlers({
       throw new AppError(429, TOO_MANY_FAILURES);
     }
     res.setHeader('Retry-After', '1');
-    throw new AppError(503, UNAVAILABLE);
+    throw new AppError(503, STORE_UNAVAILABLE_MESSAGE);
   }
 
   /** Runs a password check in a limiter slot, and records how it went. */

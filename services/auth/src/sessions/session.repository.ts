@@ -1,5 +1,10 @@
 import { StoreUnavailableError } from '@svc/common';
-import type { OriginRequest, SessionStore, UserSessions } from '@svc/session-guard';
+import {
+  createUserSessions,
+  type OriginRequest,
+  SessionStore,
+  type SessionStoreOptions,
+} from '@svc/session-guard';
 
 async function redis<T>(command: Promise<T>): Promise<T> {
   try {
@@ -10,11 +15,13 @@ async function redis<T>(command: Promise<T>): Promise<T> {
 }
 
 /**
- * Sessions in Redis, in the guard's key layout (SessionStore for one token,
- * UserSessions for all of a user's); a Redis failure is a StoreUnavailableError,
- * so an outage never reads as "logged out".
+ * Sessions in Redis, in the guard package's key layout (its SessionStore for
+ * one token, its UserSessions for all of a user's); a Redis failure is a
+ * StoreUnavailableError, so an outage never reads as "logged out".
  */
-export function sessionRepository(store: SessionStore, userSessions: UserSessions) {
+export function sessionRepository(layout: SessionStoreOptions) {
+  const store = new SessionStore(layout);
+  const userSessions = createUserSessions(layout);
   return {
     scheme: store.scheme,
     /** Resolves the session's lifetime in seconds; it keeps the login's address and User-Agent. */

@@ -1,17 +1,17 @@
 import { AppError } from '@svc/common';
 import type { RequestHandler } from 'express';
 import { messageBody } from '../http/envelope.js';
-import { sessionOf } from './guarded-request.js';
-import type { SessionRepository } from './session.repository.js';
+import { FOUND } from '../http/messages.js';
 import {
   ALL_SESSIONS_ENDED,
-  FOUND,
   OTHER_SESSIONS_ENDED,
   SESSION_ENDED,
   SESSION_NOT_FOUND,
-} from './user.messages.js';
+} from './session.messages.js';
+import type { SessionRepository } from './session.repository.js';
+import { sessionOf } from './session-guard.js';
 
-type SessionHandlers = Record<'list' | 'end' | 'endOthers' | 'endAll', RequestHandler>;
+export type SessionHandlers = Record<'list' | 'end' | 'endOthers' | 'endAll', RequestHandler>;
 
 /** A user's own sessions: see them, end one, end the others, end them all. */
 export function createSessionHandlers(sessions: SessionRepository): SessionHandlers {

@@ -1,20 +1,13 @@
 import type { OperationDoc } from '@svc/common';
 import { z } from 'zod';
-import {
-  bodyParserFailures,
-  failure,
-  storeUnavailable,
-  success,
-  TOKEN_REQUIRED,
-} from '../http/response-docs.js';
+import { failure, guardedFailures, success, TOKEN_REQUIRED } from '../api-docs/responses.docs.js';
+import { FOUND } from '../http/messages.js';
 import {
   ALL_SESSIONS_ENDED,
-  FOUND,
   OTHER_SESSIONS_ENDED,
   SESSION_ENDED,
   SESSION_NOT_FOUND,
-} from './user.messages.js';
-import { guardFailure, strayBody } from './user.responses.js';
+} from './session.messages.js';
 
 const instant = (what: string) => z.iso.datetime().describe(`${what} (ISO 8601, UTC).`);
 
@@ -50,14 +43,6 @@ const endedCount = (what: string) => ({
   example: { ended: 2 },
 });
 
-/** What every guarded route without a body may answer besides its success. */
-const guarded = {
-  400: strayBody,
-  401: guardFailure,
-  ...bodyParserFailures,
-  503: storeUnavailable,
-};
-
 export const sessionDocs: OperationDoc[] = [
   {
     method: 'get',
@@ -70,7 +55,7 @@ export const sessionDocs: OperationDoc[] = [
         schema: z.array(session),
         example: [example],
       }),
-      ...guarded,
+      ...guardedFailures,
     },
   },
   {
@@ -87,7 +72,7 @@ export const sessionDocs: OperationDoc[] = [
         404,
         SESSION_NOT_FOUND,
       ),
-      ...guarded,
+      ...guardedFailures,
     },
   },
   {
@@ -98,7 +83,7 @@ export const sessionDocs: OperationDoc[] = [
     security: TOKEN_REQUIRED,
     responses: {
       200: success('The other sessions have ended.', OTHER_SESSIONS_ENDED, endedCount('others')),
-      ...guarded,
+      ...guardedFailures,
     },
   },
   {
@@ -109,7 +94,7 @@ export const sessionDocs: OperationDoc[] = [
     security: TOKEN_REQUIRED,
     responses: {
       200: success('Every session has ended.', ALL_SESSIONS_ENDED, endedCount('sessions')),
-      ...guarded,
+      ...guardedFailures,
     },
   },
 ];

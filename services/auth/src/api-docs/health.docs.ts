@@ -1,7 +1,7 @@
 import type { OperationDoc } from '@svc/common';
+import { STORE_UNAVAILABLE_MESSAGE as UNAVAILABLE } from '@svc/session-guard';
 import { z } from 'zod';
-import { UNAVAILABLE } from './messages.js';
-import { envelope, success } from './response-docs.js';
+import { envelope, success } from './responses.docs.js';
 
 const state = z.enum(['up', 'down']);
 const stores = (redis: z.ZodType, mysql: z.ZodType) => z.strictObject({ redis, mysql });
