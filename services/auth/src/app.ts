@@ -10,6 +10,7 @@ import {
 import express, { type Express } from 'express';
 import { authMetrics } from './auth-metrics.js';
 import { type AuthSettings, defaultSettings } from './config.js';
+import { messageBody } from './http/envelope.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { UNAVAILABLE } from './http/messages.js';
 import { openApiDocument } from './openapi.js';
@@ -41,7 +42,7 @@ export function createApp(deps: AppDeps): Express {
   const observe = metrics && authMetrics(metrics.registry, redis);
   app.set('trust proxy', resolved.trustProxy);
   const checks = { redis: () => redis.ping(), mysql: () => pool.query('SELECT 1') };
-  app.use(healthRouter(checks, UNAVAILABLE));
+  app.use(healthRouter(checks, { envelope: messageBody, notReady: UNAVAILABLE }));
   // Each user route reads its own body, so a refused one is still counted under the route.
   const json = express.json({ limit: `${bodyLimitKb}kb` });
   app.use(userRouter({ pool, redis, settings: resolved, json, observe }));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type RedisClient, StoreUnavailableError } from '@svc/common';
+import { fromRedis, type RedisClient } from '@svc/common';
 
 const LOGIN_FAILURES_PREFIX = 'auth:login-failures:';
 
@@ -136,11 +136,7 @@ export class LoginLimiter {
     await this.script(SETTLE, slot.key, slot.id, outcome, maxFailures, windowSeconds, lockSeconds);
   }
 
-  private async script(lua: string, key: string, ...args: (string | number)[]): Promise<unknown> {
-    try {
-      return await this.redis.eval(lua, 1, key, ...args);
-    } catch (err) {
-      throw new StoreUnavailableError('redis', err);
-    }
+  private script(lua: string, key: string, ...args: (string | number)[]): Promise<unknown> {
+    return fromRedis(this.redis.eval(lua, 1, key, ...args));
   }
 }

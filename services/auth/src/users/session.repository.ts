@@ -1,13 +1,5 @@
-import { StoreUnavailableError } from '@svc/common';
+import { fromRedis as redis } from '@svc/common';
 import type { OriginRequest, SessionStore, UserSessions } from '@svc/session-guard';
-
-async function redis<T>(command: Promise<T>): Promise<T> {
-  try {
-    return await command;
-  } catch (err) {
-    throw new StoreUnavailableError('redis', err);
-  }
-}
 
 /**
  * Sessions in Redis, in the guard's key layout (SessionStore for one token,
