@@ -1,5 +1,6 @@
 import {
   createBaseApp,
+  createDatabase,
   docsRouter,
   healthRouter,
   type Logger,
@@ -11,6 +12,7 @@ import { STORE_UNAVAILABLE_MESSAGE } from '@svc/session-guard';
 import express, { type Express } from 'express';
 import { authMetrics } from './auth-metrics.js';
 import { type AuthSettings, defaultSettings } from './config.js';
+import { messageBody } from './http/envelope.js';
 import { errorHandler, notFound } from './http/errors.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { openApiDocument } from './openapi.js';
@@ -47,7 +49,8 @@ export function createApp(deps: AppDeps): Express {
   const observe = metrics && authMetrics(metrics.registry, redis);
 
   // The data layer: users in MySQL; sessions and login failures in Redis.
-  const users = userRepository(pool, settings.queryTimeoutMs);
+  const db = createDatabase(pool, settings.queryTimeoutMs);
+  const users = userRepository(db);
   const { tokenScheme: scheme, keyPrefix, maxAgeSeconds } = settings;
   const layout = { redis, scheme, keyPrefix, maxAgeSeconds };
   const sessions = sessionRepository(layout);
@@ -63,8 +66,8 @@ export function createApp(deps: AppDeps): Express {
 
   const app = createBaseApp({ logger, metrics, metricsRoute });
   app.set('trust proxy', settings.trustProxy);
-  const checks = { redis: () => redis.ping(), mysql: () => pool.query('SELECT 1') };
-  app.use(healthRouter(checks, STORE_UNAVAILABLE_MESSAGE));
+  const checks = { redis: () => redis.ping(), mysql: () => db.select('SELECT 1') };
+  app.use(healthRouter(checks, { envelope: messageBody, notReady: STORE_UNAVAILABLE_MESSAGE }));
   const onLogin = observe?.login;
   app.use(
     userRouter(createUserHandlers({ users, sessions, limiter, settings, onLogin }), routerDeps),

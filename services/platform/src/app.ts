@@ -10,6 +10,7 @@ import express, { type Express } from 'express';
 import { createDatabase } from './db/database.js';
 import { createSlots } from './db/slots.js';
 import { adminOnly } from './http/admin-token.js';
+import { messageBody } from './http/envelopes.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
@@ -82,7 +83,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(orderRouter(orders, routerDeps()));
   app.use(merchantRouter(merchantRepository(db, keys), routerDeps()));
   app.use(serviceRouter(serviceRepository(db, keys), routerDeps()));
-  app.use(healthRouter({ mysql: () => db.select('SELECT 1') }, NOT_READY));
+  app.use(
+    healthRouter(
+      { mysql: () => db.select('SELECT 1') },
+      { envelope: messageBody, notReady: NOT_READY },
+    ),
+  );
   app.use(docsRouter(platformDocument));
   app.use(notFound);
   app.use(errorHandler);

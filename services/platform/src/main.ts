@@ -13,6 +13,7 @@ import {
 import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
 import { createDatabase } from './db/database.js';
+import { messageBody } from './http/envelopes.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
@@ -41,7 +42,11 @@ await runService('platform', async () => {
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     insertConcurrency: config.INSERT_CONCURRENCY,
   });
-  const { server, closeMetrics, urls } = await serve(app, config, logger, metrics);
+  const { server, closeMetrics, urls } = await serve(app, config, {
+    logger,
+    envelope: messageBody,
+    metrics,
+  });
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
   logger.info(
     { port: config.PORT, host: config.HOST, adminRoutes },

@@ -1,18 +1,10 @@
-import { StoreUnavailableError } from '@svc/common';
+import { fromRedis } from '@svc/common';
 import {
   createUserSessions,
   type OriginRequest,
   SessionStore,
   type SessionStoreOptions,
 } from '@svc/session-guard';
-
-async function redis<T>(command: Promise<T>): Promise<T> {
-  try {
-    return await command;
-  } catch (err) {
-    throw new StoreUnavailableError('redis', err);
-  }
-}
 
 /**
  * Sessions in Redis, in the guard package's key layout (its SessionStore for
@@ -26,15 +18,16 @@ export function sessionRepository(layout: SessionStoreOptions) {
     scheme: store.scheme,
     /** Resolves the session's lifetime in seconds; it keeps the login's address and User-Agent. */
     create: (token: string, username: string, ttlSeconds: number, login: OriginRequest) =>
-      redis(store.create(token, username, ttlSeconds, login)),
-    find: (token: string) => redis(store.find(token)),
-    revoke: (token: string, username: string) => redis(store.revoke(token, username)),
-    list: (username: string, token: string) => redis(userSessions.list(username, token)),
+      fromRedis(store.create(token, username, ttlSeconds, login)),
+    find: (token: string) => fromRedis(store.find(token)),
+    revoke: (token: string, username: string) => fromRedis(store.revoke(token, username)),
+    list: (username: string, token: string) => fromRedis(userSessions.list(username, token)),
     end: (username: string, token: string, id: string) =>
-      redis(userSessions.end(username, token, id)),
-    endOthers: (username: string, token: string) => redis(userSessions.endOthers(username, token)),
+      fromRedis(userSessions.end(username, token, id)),
+    endOthers: (username: string, token: string) =>
+      fromRedis(userSessions.endOthers(username, token)),
     /** Every session of the user; in md5 the current token's, the one a user has. */
-    endAll: (username: string, token: string) => redis(userSessions.endAll(username, token)),
+    endAll: (username: string, token: string) => fromRedis(userSessions.endAll(username, token)),
   };
 }
 

@@ -5,7 +5,6 @@ import {
   md5Token,
   randomToken,
   readToken,
-  STORE_UNAVAILABLE_MESSAGE,
 } from '@svc/session-guard';
 import type { Request, RequestHandler, Response } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
@@ -64,12 +63,8 @@ export function createUserHandlers({
       () => !req.socket.destroyed,
     );
     if (admission.outcome === 'admitted') return admission.slot;
-    if (admission.outcome === 'locked') {
-      res.setHeader('Retry-After', String(admission.retryAfter));
-      throw new AppError(429, TOO_MANY_FAILURES);
-    }
-    res.setHeader('Retry-After', '1');
-    throw new AppError(503, STORE_UNAVAILABLE_MESSAGE);
+    res.setHeader('Retry-After', String(admission.retryAfter));
+    throw new AppError(429, TOO_MANY_FAILURES);
   }
 
   /** Runs a password check in a limiter slot, and records how it went. */

@@ -1,29 +1,21 @@
 import type { Readable } from 'node:stream';
 import {
   AppError,
+  createDatabase as createSqlDatabase,
+  DuplicateEntryError,
   destroyConnection,
-  isMysqlUnavailable,
+  storeFailure as domainFailure,
+  MissingReferenceError,
   type Pool,
   queryTimedOut,
-  queryWithin,
   type ResultSetHeader,
+  type Database as SqlDatabase,
   type Statement,
   StoreUnavailableError,
-  transactionWithin,
 } from '@svc/common';
-import type { PoolConnection as CorePoolConnection } from 'mysql2';
 import { STORAGE_ERROR } from '../http/messages.js';
 
-/** ER_NO_REFERENCED_ROW and ER_NO_REFERENCED_ROW_2: a foreign key points at no row. */
-const MISSING_REFERENCE = new Set([1216, 1452]);
-/** ER_DUP_ENTRY */
-const DUPLICATE_ENTRY = 1062;
 const COMMA = Buffer.from(',');
-
-/** A write found its unique key taken: nothing of its transaction was written. */
-export class DuplicateEntryError extends Error {
-  override name = 'DuplicateEntryError';
-}
 
 /**
  * Parameterized SQL on the pool. A server that cannot be reached is a
@@ -74,11 +66,7 @@ export interface Database {
 }
 
 export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
-  const run = <T>(
-    sql: string,
-    values: unknown[],
-    options?: { prepared?: boolean; rowsAsArray?: boolean },
-  ) => queryWithin<T>(pool, queryTimeoutMs, sql, values, options);
+  const sql: SqlDatabase = createSqlDatabase(pool, queryTimeoutMs);
 
   async function guarded<T>(work: Promise<T>, missingReference?: string): Promise<T> {
     try {
@@ -97,7 +85,7 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
    */
   const autoIncrementStep = () => {
     idStep ??= guarded(
-      run<{ step: number }[]>('SELECT @@auto_increment_increment AS step', []),
+      sql.select<{ step: number }>('SELECT @@auto_increment_increment AS step'),
     ).then(
       ([row]) => Number(row?.step ?? 1),
       (err) => {
@@ -114,7 +102,7 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
    * statements, sent in one round trip.
    */
   function insertWith(
-    sql: string,
+    statement: string,
     values: unknown[],
     count: number,
     missingReference: string | undefined,
@@ -124,23 +112,19 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     const idsOf = (result: ResultSetHeader) =>
       Array.from({ length: count }, (_row, i) => result.insertId + i * step);
     const written = alongside
-      ? transactionWithin(pool, queryTimeoutMs, [{ sql, values }, alongside]).then(([inserted]) =>
-          idsOf(inserted as ResultSetHeader),
-        )
-      : run<ResultSetHeader>(sql, values, { prepared: true }).then(idsOf);
+      ? sql
+          .transaction([{ sql: statement, values }, alongside])
+          .then(([inserted]) => idsOf(inserted as ResultSetHeader))
+      : sql.write(statement, values).then(idsOf);
     return guarded(written, missingReference);
   }
 
   async function lookupThenStream<L, R>(lookup: Statement, list: Statement) {
     // The driver's own pool: only its connections stream rows.
-    const conn = await guarded(
-      new Promise<CorePoolConnection>((resolve, reject) =>
-        pool.pool.getConnection((err, connection) => (err ? reject(err) : resolve(connection))),
-      ),
-    );
-    const statement = <T>(sql: string, values: unknown[] = []) =>
+    const conn = await guarded(sql.connection());
+    const statement = <T>(text: string, values: unknown[] = []) =>
       new Promise<T>((resolve, reject) =>
-        conn.query({ sql, values, timeout: queryTimeoutMs }, (err, rows) =>
+        conn.query({ sql: text, values, timeout: queryTimeoutMs }, (err, rows) =>
           err ? reject(err) : resolve(rows as T),
         ),
       );
@@ -183,9 +167,9 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
   }
 
   return {
-    select: <T>(sql: string, values: unknown[] = []) => guarded(run<T[]>(sql, values)),
-    async selectJson(sql, values = []) {
-      const rows = await guarded(run<[Buffer][]>(sql, values, { rowsAsArray: true }));
+    select: <T>(text: string, values: unknown[] = []) => guarded(sql.select<T>(text, values)),
+    async selectJson(text, values = []) {
+      const rows = await guarded(sql.select<[Buffer]>(text, values, { rowsAsArray: true }));
       const parts: Buffer[] = [];
       for (const [json] of rows) {
         if (parts.length > 0) parts.push(COMMA);
@@ -194,17 +178,17 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       return Buffer.concat(parts);
     },
     lookupThenStream,
-    async insert(sql, values, missingReference, alongside) {
-      const [id] = await insertWith(sql, values, 1, missingReference, alongside);
+    async insert(text, values, missingReference, alongside) {
+      const [id] = await insertWith(text, values, 1, missingReference, alongside);
       return id as number;
     },
-    async insertRows(sql, rows, missingReference, alongside) {
+    async insertRows(text, rows, missingReference, alongside) {
       const step = rows.length > 1 ? await autoIncrementStep() : 1;
-      return insertWith(sql, rows.flat(), rows.length, missingReference, alongside, step);
+      return insertWith(text, rows.flat(), rows.length, missingReference, alongside, step);
     },
-    connections: pool.pool.config.connectionLimit ?? 10,
-    async update(sql, values) {
-      const result = await guarded(run<ResultSetHeader>(sql, values, { prepared: true }));
+    connections: sql.connections,
+    async update(text, values) {
+      const result = await guarded(sql.write(text, values));
       return result.affectedRows;
     },
   };
@@ -237,11 +221,12 @@ async function* batchesOf<R>(rows: Readable): AsyncGenerator<R[]> {
 }
 
 function storeFailure(err: unknown, missingReference?: string): Error {
-  const errno = (err as { errno?: unknown } | null)?.errno;
-  if (missingReference && typeof errno === 'number' && MISSING_REFERENCE.has(errno)) {
+  const failure = domainFailure(err);
+  if (failure instanceof MissingReferenceError && missingReference) {
     return new AppError(500, missingReference, { cause: err });
   }
-  if (errno === DUPLICATE_ENTRY) return new DuplicateEntryError('unique key taken', { cause: err });
-  if (isMysqlUnavailable(err)) return new StoreUnavailableError('mysql', err);
+  if (failure instanceof StoreUnavailableError || failure instanceof DuplicateEntryError) {
+    return failure;
+  }
   return new AppError(500, STORAGE_ERROR, { cause: err });
 }

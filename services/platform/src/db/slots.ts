@@ -1,10 +1,11 @@
-import { AppError } from '@svc/common';
-import { LISTS_BUSY } from '../http/messages.js';
+import { BusyError } from '@svc/common';
 
 /** A waiting list is refused once every holder has waited this long on its client: they are stuck. */
 const STALLED_MS = 1000;
 /** And in any case after this long, so no request waits without bound. */
 const MAX_WAIT_MS = 30_000;
+/** A list refused for want of a slot may try again this soon. */
+const RETRY_AFTER_SECONDS = 1;
 
 /** A slot held: its holder says when it waits for its client, and releases it once. */
 export interface Slot {
@@ -17,7 +18,7 @@ export interface Slot {
 
 /** At most `limit` holders at a time; the others wait their turn while the line moves. */
 export interface Slots {
-  /** Resolves with a slot; rejects with a 503 AppError when the line stops. */
+  /** Resolves with a slot; rejects with a BusyError when the line stops. */
   take(): Promise<Slot>;
 }
 
@@ -85,7 +86,7 @@ export function createSlots(limit: number, stalledMs = STALLED_MS, maxWaitMs = M
             return;
           }
           waiting.splice(waiting.indexOf(wake), 1);
-          reject(new AppError(503, LISTS_BUSY));
+          reject(new BusyError(RETRY_AFTER_SECONDS));
         };
         timer = setTimeout(check, stalledMs);
         waiting.push(wake);

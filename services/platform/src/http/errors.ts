@@ -1,9 +1,16 @@
-import { AppError, bodyFaultOf, StoreUnavailableError } from '@svc/common';
+import {
+  AppError,
+  BusyError,
+  bodyFaultOf,
+  NotFoundError,
+  StoreUnavailableError,
+} from '@svc/common';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { type FailureEnvelope, messageBody } from './envelopes.js';
 import {
   BODY_FAULTS,
   INTERNAL_ERROR,
+  LISTS_BUSY,
   METHOD_NOT_ALLOWED,
   NOT_FOUND,
   STORAGE_UNAVAILABLE,
@@ -13,6 +20,9 @@ import {
 function failureOf(err: unknown): { code: number; text: string } {
   if (err instanceof AppError) return { code: err.status, text: err.message };
   if (err instanceof StoreUnavailableError) return { code: 500, text: STORAGE_UNAVAILABLE };
+  if (err instanceof NotFoundError)
+    return { code: 404, text: `${err.what} ${err.id} does not exist` };
+  if (err instanceof BusyError) return { code: 503, text: LISTS_BUSY };
   const body = bodyFaultOf(err);
   if (body) return { code: body.status, text: BODY_FAULTS[body.fault] };
   return { code: 500, text: 'internal error' };

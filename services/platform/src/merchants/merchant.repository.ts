@@ -1,4 +1,4 @@
-import { AppError } from '@svc/common';
+import { NotFoundError } from '@svc/common';
 import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import { isoTime } from '../db/iso-time.js';
@@ -51,7 +51,7 @@ export function merchantRepository(db: Database, keys: IdempotencyRepository) {
     /** Status 1; a 404 when no merchant has the id. */
     async approve(id: number): Promise<void> {
       const found = (await db.update('UPDATE merchants SET status = 1 WHERE id = ?', [id])) > 0;
-      if (!found) throw new AppError(404, `merchant ${id} does not exist`);
+      if (!found) throw new NotFoundError('merchant', id);
     },
   };
 }

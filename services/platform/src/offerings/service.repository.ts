@@ -1,4 +1,4 @@
-import { AppError } from '@svc/common';
+import { NotFoundError } from '@svc/common';
 import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import { isoTime } from '../db/iso-time.js';
@@ -88,7 +88,7 @@ export function serviceRepository(db: Database, keys: IdempotencyRepository) {
     async setStatus(id: number, status: 0 | 1): Promise<void> {
       const found =
         (await db.update('UPDATE services SET status = ? WHERE id = ?', [status, id])) > 0;
-      if (!found) throw new AppError(404, `service ${id} does not exist`);
+      if (!found) throw new NotFoundError('service', id);
     },
   };
 }

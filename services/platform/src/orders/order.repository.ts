@@ -1,4 +1,4 @@
-import { AppError } from '@svc/common';
+import { NotFoundError } from '@svc/common';
 import type { z } from 'zod';
 import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import type { Database } from '../db/database.js';
@@ -208,7 +208,7 @@ export function orderRepository(
     async complete(id: number): Promise<void> {
       const found = (await db.update('UPDATE orders SET status = 1 WHERE id = ?', [id])) > 0;
       totals.clear();
-      if (!found) throw new AppError(404, `order ${id} does not exist`);
+      if (!found) throw new NotFoundError('order', id);
     },
 
     /**
