@@ -12,7 +12,7 @@ import {
 } from '@svc/common';
 import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
-import { createDatabase } from './db/database.js';
+import { platformDatabase } from './db/database.js';
 import { messageBody } from './http/envelopes.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
@@ -58,7 +58,7 @@ await runService('platform', async () => {
     );
   }
   const keys = idempotencyRepository(
-    createDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS),
+    platformDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS),
     config.IDEMPOTENCY_TTL_SECONDS,
   );
   const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);

@@ -1,6 +1,6 @@
 import { BusyError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
-import { createSlots } from '../src/db/slots.js';
+import { createSlots } from '../src/lists/slots.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 import { AppError } from '@svc/common';
 import type { Request } from 'express';
 import type { z } from 'zod';
-import { NOT_JSON_TYPE } from './messages.js';
+import { NOT_JSON_TYPE } from '../http/messages.js';
 
 /** Parses input with a schema; every problem is named in one 400 text. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {

@@ -1,13 +1,15 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
+import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, METHOD_NOT_ALLOWED } from '../http/messages.js';
 import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
-import { type FailureCode, type FailureEnvelope, methodNotAllowedBody } from './envelopes.js';
-import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, METHOD_NOT_ALLOWED } from './messages.js';
+import type { DocumentedFailure, FailureCode } from './failure-envelopes.js';
+import { methodNotAllowedBody } from './reply-schemas.js';
 
 /**
- * A spec route as the API document shows it, written beside the route in its
- * resource's router: the schemas are the ones its handler parses with and its
- * answers fit.
+ * A spec route as the API document shows it, in its resource's `*.docs.ts`:
+ * the schemas are the ones its handler parses with and its answers fit, and
+ * `failure` is the envelope the service's error middleware answers its
+ * failures in.
  */
 export interface RouteDoc {
   method: 'get' | 'post' | 'put';
@@ -23,7 +25,7 @@ export interface RouteDoc {
   replyExample: unknown;
   /** Headers of the success answer. */
   replyHeaders?: ResponseDoc['headers'];
-  failure: FailureEnvelope;
+  failure: DocumentedFailure;
   /** Failure texts shown as examples, by code. */
   failureTexts: Partial<Record<FailureCode | 404, string>>;
   /** Takes the administrator token while PLATFORM_ADMIN_TOKEN is set. */
@@ -93,7 +95,7 @@ const IDEMPOTENCY_NOTE =
   'Send an `Idempotency-Key` (one per create attempt, the same on each retry of it) to make the create safe to retry: a retry with the same key and body answers as the first did, with `Idempotent-Replayed: true`, and writes nothing.';
 
 /** The Idempotency-Key of a create: the header it takes and the answers it adds. */
-function keyed(operation: OperationDoc, failure: FailureEnvelope): void {
+function keyed(operation: OperationDoc, failure: DocumentedFailure): void {
   operation.description = [operation.description, IDEMPOTENCY_NOTE].filter(Boolean).join('\n\n');
   operation.headers = z.object({
     'Idempotency-Key': z
@@ -131,7 +133,7 @@ function keyed(operation: OperationDoc, failure: FailureEnvelope): void {
 }
 
 /** The 503 of a whole list that found no LIST_CONCURRENCY slot free in time. */
-function wholeListBusy(failure: FailureEnvelope): ResponseDoc {
+function wholeListBusy(failure: DocumentedFailure): ResponseDoc {
   return {
     description:
       'Without page or pageSize, when LIST_CONCURRENCY whole lists of this route are being read and each has waited a second on a client that takes nothing (or the request has waited 30 s): try again after Retry-After seconds',
