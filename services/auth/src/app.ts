@@ -16,12 +16,10 @@ import { messageBody } from './http/envelope.js';
 import { errorHandler, notFound } from './http/errors.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { openApiDocument } from './openapi.js';
-import { createSessionHandlers } from './sessions/session.handlers.js';
 import { sessionRepository } from './sessions/session.repository.js';
 import { sessionRouter } from './sessions/session.router.js';
 import { sessionGuard } from './sessions/session-guard.js';
 import { loginLimiter } from './users/login-limiter.js';
-import { createUserHandlers } from './users/user.handlers.js';
 import { userRepository } from './users/user.repository.js';
 import { userRouter } from './users/user.router.js';
 
@@ -69,10 +67,8 @@ export function createApp(deps: AppDeps): Express {
   const checks = { redis: () => redis.ping(), mysql: () => db.select('SELECT 1') };
   app.use(healthRouter(checks, { envelope: messageBody, notReady: STORE_UNAVAILABLE_MESSAGE }));
   const onLogin = observe?.login;
-  app.use(
-    userRouter(createUserHandlers({ users, sessions, limiter, settings, onLogin }), routerDeps),
-  );
-  app.use(sessionRouter(createSessionHandlers(sessions), routerDeps));
+  app.use(userRouter({ users, sessions, limiter, settings, onLogin }, routerDeps));
+  app.use(sessionRouter(sessions, routerDeps));
   app.use(docsRouter(openApiDocument));
   app.use(notFound);
   app.use(errorHandler);

@@ -5,8 +5,8 @@ import {
   STORE_UNAVAILABLE_MESSAGE,
 } from '@svc/session-guard';
 import { z } from 'zod';
-import { parseBody } from '../http/input.js';
 import { BODY_FAULTS, NOT_FOUND } from '../http/messages.js';
+import { parseBody } from '../input/parse.js';
 
 /** The two ways to send a token (see securitySchemes in openapi.ts): a guarded route takes either. */
 export const TOKEN_REQUIRED: Record<string, string[]>[] = [{ bearer: [] }, { token: [] }];

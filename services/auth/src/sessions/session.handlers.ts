@@ -11,10 +11,10 @@ import {
 import type { SessionRepository } from './session.repository.js';
 import { sessionOf } from './session-guard.js';
 
-export type SessionHandlers = Record<'list' | 'end' | 'endOthers' | 'endAll', RequestHandler>;
+type SessionHandlers = Record<'list' | 'end' | 'endOthers' | 'endAll', RequestHandler>;
 
 /** A user's own sessions: see them, end one, end the others, end them all. */
-export function createSessionHandlers(sessions: SessionRepository): SessionHandlers {
+export function sessionHandlers(sessions: SessionRepository): SessionHandlers {
   const list: RequestHandler = async (req, res) => {
     const { token, username } = sessionOf(req);
     res.json(messageBody(200, FOUND, await sessions.list(username, token)));

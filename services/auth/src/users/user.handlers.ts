@@ -10,8 +10,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { messageBody } from '../http/envelope.js';
-import { parseBody } from '../http/input.js';
 import { FOUND } from '../http/messages.js';
+import { parseBody } from '../input/parse.js';
 import type { SessionRepository } from '../sessions/session.repository.js';
 import { sessionOf } from '../sessions/session-guard.js';
 import type { LoginLimiter, Slot } from './login-limiter.js';
@@ -30,7 +30,8 @@ import {
 import type { UserRepository, UserRow } from './user.repository.js';
 import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
 
-interface UserHandlerDeps {
+/** What the user handlers work with: the data layer, the settings and a metrics hook. */
+export interface UserHandlerDeps {
   users: UserRepository;
   sessions: SessionRepository;
   limiter: LoginLimiter;
@@ -43,12 +44,12 @@ function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
-export type UserHandlers = Record<
+type UserHandlers = Record<
   'register' | 'login' | 'status' | 'me' | 'verify' | 'logout' | 'changePassword',
   RequestHandler
 >;
 
-export function createUserHandlers({
+export function userHandlers({
   users,
   sessions,
   limiter,

@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import type { RouterDeps } from '../http/router-deps.js';
-import type { UserHandlers } from './user.handlers.js';
+import { type UserHandlerDeps, userHandlers } from './user.handlers.js';
 
-/** The user routes; user.docs.ts describes each for the OpenAPI document. */
-export function userRouter(handlers: UserHandlers, { json, guard }: RouterDeps): Router {
+/** The user routes: method, path, middleware, handler (documented in user.docs.ts). */
+export function userRouter(data: UserHandlerDeps, { json, guard }: RouterDeps): Router {
+  const handlers = userHandlers(data);
   const router = Router();
   router.post('/api/user/register', json, handlers.register);
   router.post('/api/user/login', json, handlers.login);

@@ -1,6 +1,6 @@
 import { AppError } from '@svc/common';
 import type { z } from 'zod';
-import { NOT_AN_OBJECT } from './messages.js';
+import { NOT_AN_OBJECT } from '../http/messages.js';
 
 /**
  * The body as the schema's type, or a 400 whose message names each bad field
