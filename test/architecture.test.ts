@@ -44,10 +44,10 @@ describe('docs/ARCHITECTURE.md', () => {
     );
     expect(compact(files[0] as string)).toContain('orderRouter(orders,routerDeps())');
     expect(compact(files[1] as string)).toContain(
-      ".route('/api/order/complete/:id').put(adminOnly,json,complete,failsIn(completeFailure)).all(onlyPut)",
+      ".route('/api/order/complete/:id').put(adminOnly,json,complete).all(onlyPut)",
     );
     expect(read(files[2] as string)).toContain('UPDATE orders SET status = 1 WHERE id = ?');
-    expect(read(files[2] as string)).toMatch(/AppError\(404, `order \$\{id\} does not exist`\)/);
+    expect(read(files[2] as string)).toContain("throw new NotFoundError('order', id)");
   });
 
   it('walks login through files that exist and hold what the walk says', () => {

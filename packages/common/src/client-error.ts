@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import type { AnswerBody } from './answer-body.js';
 
 /** Node's own choice of status for a request it could not parse. */
 function statusOf(err: NodeJS.ErrnoException): number {
@@ -22,8 +23,8 @@ type InFlight = { headersSent: boolean; writableFinished: boolean } & NodeJS.Eve
 
 /**
  * Requests Node rejects before any route sees them (headers too large, a
- * malformed request line, a request too slow to arrive) get the services'
- * envelope, `{ code, message }` with the status as code, and an X-Request-Id,
+ * malformed request line, a request too slow to arrive) get the service's
+ * `envelope` with the status as code and its reason phrase, and an X-Request-Id,
  * where the socket can still take an answer; each is logged. Without this, Node
  * writes a bare status line with no body.
  *
@@ -32,7 +33,7 @@ type InFlight = { headersSent: boolean; writableFinished: boolean } & NodeJS.Eve
  * refusal would leave that client without the answer to what it asked,
  * though the work was done.
  */
-export function answerClientErrors(server: Server, logger: Logger): void {
+export function answerClientErrors(server: Server, logger: Logger, envelope: AnswerBody): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     const status = statusOf(err);
     const reqId = randomUUID();
@@ -50,7 +51,7 @@ export function answerClientErrors(server: Server, logger: Logger): void {
         return;
       }
       const message = STATUS_CODES[status] ?? 'Bad Request';
-      const body = JSON.stringify({ code: status, message });
+      const body = JSON.stringify(envelope(status, message));
       socket.end(
         `HTTP/1.1 ${status} ${message}\r\n` +
           'Content-Type: application/json; charset=utf-8\r\n' +

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { AnswerBody } from './answer-body.js';
 
 /** A probe that resolves while its store answers. */
 type ReadinessCheck = () => Promise<unknown>;
@@ -13,17 +14,24 @@ function withTimeout(check: ReadinessCheck): Promise<unknown> {
   return Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
 }
 
+interface HealthOptions {
+  /** The service's envelope for both probes' answers. */
+  envelope: AnswerBody;
+  /** The text of a 503 from /readyz. */
+  notReady: string;
+}
+
 /**
  * GET /healthz (the process runs) and GET /readyz (every store answers, else
- * 503 with the service's `notReadyMessage`).
+ * 503 with the service's `notReady` text), each store's state as the data.
  */
 export function healthRouter(
   checks: Record<string, ReadinessCheck>,
-  notReadyMessage: string,
+  { envelope, notReady }: HealthOptions,
 ): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
-    res.json({ code: 200, message: 'ok', data: { status: 'up' } });
+    res.json(envelope(200, 'ok', { status: 'up' }));
   });
   router.get('/readyz', async (_req, res) => {
     const names = Object.keys(checks);
@@ -32,8 +40,8 @@ export function healthRouter(
       names.map((name, i) => [name, results[i]?.status === 'fulfilled' ? 'up' : 'down']),
     );
     const ready = results.every((result) => result.status === 'fulfilled');
-    if (ready) res.json({ code: 200, message: 'ok', data });
-    else res.status(503).json({ code: 503, message: notReadyMessage, data });
+    if (ready) res.json(envelope(200, 'ok', data));
+    else res.status(503).json(envelope(503, notReady, data));
   });
   return router;
 }

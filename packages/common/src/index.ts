@@ -1,4 +1,3 @@
-export { AppError, StoreUnavailableError } from './app-error.js';
 export {
   boolVar,
   ConfigError,
@@ -6,6 +5,15 @@ export {
   intVar,
   loadConfig,
 } from './config.js';
+export { docsRouter } from './docs-router.js';
+export {
+  AppError,
+  BusyError,
+  DuplicateEntryError,
+  MissingReferenceError,
+  NotFoundError,
+  StoreUnavailableError,
+} from './errors.js';
 export { healthRouter } from './health.js';
 export { type BodyFault, bodyFaultOf, createBaseApp } from './http.js';
 export { createLogger, type Logger } from './logger.js';
@@ -14,36 +22,33 @@ export {
   type Metrics,
 } from './metrics.js';
 export { migrate, migrateOnce } from './migrate.js';
+export { createDatabase, type Database, storeFailure } from './mysql-database.js';
+export { destroyConnection } from './mysql-driver.js';
 export {
   createMysqlPool,
-  destroyConnection,
-  isMysqlUnavailable,
   type MysqlSettings,
   mysqlEnv,
   mysqlSettingsFrom,
   type Pool,
-  queryTimedOut,
-  queryWithin,
   type ResultSetHeader,
   type RowDataPacket,
+} from './mysql-settings.js';
+export {
+  isMysqlUnavailable,
+  queryTimedOut,
+  queryWithin,
   type Statement,
-  transactionWithin,
-} from './mysql.js';
+} from './mysql-statements.js';
 export {
   buildOpenApi,
-  docsRouter,
   type OpenApiDocument,
   type OperationDoc,
   openApiPath,
   type ResponseDoc,
 } from './openapi.js';
-export {
-  connectRedis,
-  type RedisClient,
-  redisEnv,
-  redisEnvRules,
-  redisSettingsFrom,
-} from './redis.js';
+export { connectRedis, type RedisClient } from './redis.js';
+export { fromRedis } from './redis-commands.js';
+export { redisEnv, redisEnvRules, redisSettingsFrom } from './redis-settings.js';
 // Declares req.id and req.log on every Express request of the services.
 export type {} from './request-logger.js';
 export { serve } from './serve.js';

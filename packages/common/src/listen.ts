@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from 'pino';
+import type { AnswerBody } from './answer-body.js';
 import { answerClientErrors } from './client-error.js';
 
 /** The port could not be bound; the message is the one line an operator needs. */
@@ -17,6 +18,8 @@ export interface ListenOptions {
   logger: Logger;
   /** SEND_IDLE_TIMEOUT_MS: a socket with no traffic either way this long is destroyed. */
   sendIdleTimeoutMs: number;
+  /** The body of a request Node refused before any route saw it (see answerClientErrors). */
+  envelope: AnswerBody;
 }
 
 /** A slow client may take this long to send its headers, and its whole request. */
@@ -33,13 +36,13 @@ const REQUEST_TIMEOUT_MS = 60_000;
  * between requests end after Node's keep-alive timeout, long before that.
  */
 export function listen(handler: RequestListener, options: ListenOptions): Promise<Server> {
-  const { port, host, logger, sendIdleTimeoutMs } = options;
+  const { port, host, logger, sendIdleTimeoutMs, envelope } = options;
   const server = createServer(
     { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     handler,
   );
   server.setTimeout(sendIdleTimeoutMs);
-  answerClientErrors(server, logger);
+  answerClientErrors(server, logger, envelope);
   return new Promise((resolve, reject) => {
     const fail = (err: NodeJS.ErrnoException) => {
       const reason = reasons[err.code ?? ''] ?? err.message;

@@ -3,6 +3,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Pool } from 'mysql2/promise';
 import { collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import { type ListenOptions, listen } from './listen.js';
+import { poolCounts } from './mysql-driver.js';
 
 const STARTED = Symbol('metrics started');
 type TimedResponse = Response & { [STARTED]: number };
@@ -16,12 +17,6 @@ export interface Metrics {
   requests: RequestHandler;
   /** Answers `GET /metrics` from the registry. */
   endpoint: RequestHandler;
-}
-
-interface PoolInternals {
-  _allConnections: { length: number };
-  _freeConnections: { length: number };
-  _connectionQueue: { length: number };
 }
 
 /**
@@ -139,28 +134,30 @@ function requestSeries(registry: Registry) {
 
 /** The MySQL pool's connections: in use, free, and requests queued for one. */
 function poolGauges(registry: Registry, pool: Pool): void {
-  const internals = () => (pool as unknown as { pool: PoolInternals }).pool;
   new Gauge({
     name: 'mysql_pool_connections',
     help: 'MySQL pool connections by state: in_use, free, and queued (requests waiting for one)',
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      const { _allConnections, _freeConnections, _connectionQueue } = internals();
-      this.set({ state: 'in_use' }, _allConnections.length - _freeConnections.length);
-      this.set({ state: 'free' }, _freeConnections.length);
-      this.set({ state: 'queued' }, _connectionQueue.length);
+      const { all, free, queued } = poolCounts(pool);
+      this.set({ state: 'in_use' }, all - free);
+      this.set({ state: 'free' }, free);
+      this.set({ state: 'queued' }, queued);
     },
   });
 }
 
-/** `/metrics` alone, on a listener of its own (METRICS_PORT): the service port then has none. */
+/**
+ * `/metrics` alone, on a listener of its own (METRICS_PORT): the service port
+ * then has none. Any other path is a 404 in the service's envelope.
+ */
 export function serveMetricsOn(metrics: Metrics, options: ListenOptions): Promise<Server> {
   const app = express();
   app.disable('x-powered-by');
   app.get('/metrics', metrics.endpoint);
   app.use((_req: Request, res: Response) => {
-    res.status(404).json({ code: 404, message: 'Not Found' });
+    res.status(404).json(options.envelope(404, 'Not Found'));
   });
   return listen(app, options);
 }

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import type { Logger } from 'pino';
-import { createMysqlPool, type MysqlSettings } from './mysql.js';
+import { createMysqlPool, type MysqlSettings } from './mysql-settings.js';
 
 const MIGRATION_FILE = /^(\d+)_[\w-]+\.sql$/;
 const LOCK_TIMEOUT_S = 60;

@@ -1,5 +1,5 @@
-import { StoreUnreachableError } from './app-error.js';
 import { ConfigError } from './config.js';
+import { StoreUnreachableError } from './errors.js';
 import { ListenError } from './listen.js';
 
 /**

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../src/listen.js';
 
 const logger = pino({ level: 'silent' });
+/** A service's own envelope: common writes whatever body the service gives it. */
+const envelope = (status: number, reason: string) => ({ status, reason, ok: false });
 let close: (() => void) | undefined;
 afterEach(() => close?.());
 
@@ -29,7 +31,7 @@ describe('requests Node cannot parse', () => {
       (_req, res) => {
         setTimeout(() => res.setHeader('content-type', 'application/json').end('{"ok":true}'), 50);
       },
-      { port: 0, host: '127.0.0.1', logger, sendIdleTimeoutMs: 5000 },
+      { port: 0, host: '127.0.0.1', logger, sendIdleTimeoutMs: 5000, envelope },
     );
     close = () => server.close();
     const received = await exchange(
@@ -41,7 +43,9 @@ describe('requests Node cannot parse', () => {
     expect(first).toBe(0);
     expect(received).toContain('{"ok":true}');
     expect(second).toBeGreaterThan(first);
-    expect(received.slice(second)).toMatch(/\r\n\r\n\{"code":400,"message":"Bad Request"\}$/);
+    expect(received.slice(second)).toMatch(
+      /\r\n\r\n\{"status":400,"reason":"Bad Request","ok":false\}$/,
+    );
   });
 
   it('answer at once on a connection with nothing in flight', async () => {
@@ -50,10 +54,11 @@ describe('requests Node cannot parse', () => {
       host: '127.0.0.1',
       logger,
       sendIdleTimeoutMs: 5000,
+      envelope,
     });
     close = () => server.close();
     const received = await exchange((server.address() as AddressInfo).port, 'GARBAGE\r\n\r\n');
     expect(received).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(received).toMatch(/\{"code":400,"message":"Bad Request"\}$/);
+    expect(received).toMatch(/\r\n\r\n\{"status":400,"reason":"Bad Request","ok":false\}$/);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { boolVar, ConfigError, httpEnv, intVar, loadConfig } from '../src/config.js';
-import { mysqlEnv } from '../src/mysql.js';
-import { redisEnv } from '../src/redis.js';
+import { mysqlEnv } from '../src/mysql-settings.js';
+import { redisEnv } from '../src/redis-settings.js';
 
 const schema = z.object({
   ...httpEnv(3000),

@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { healthRouter } from '../src/health.js';
 
 const NOT_READY = 'stores are not ready';
+/** The service's envelope, which the probes answer in. */
+const envelope = (code: number, message: string, data?: unknown) => ({ code, message, data });
 
 describe('healthRouter', () => {
   const app = (checks: Parameters<typeof healthRouter>[0]) =>
-    express().use(healthRouter(checks, NOT_READY));
+    express().use(healthRouter(checks, { envelope, notReady: NOT_READY }));
 
   it('answers /healthz while the process runs, whatever the stores do', async () => {
     const res = await request(app({ redis: () => Promise.reject(new Error('down')) })).get(

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../src/listen.js';
 
 const logger = pino({ level: 'silent' });
+const envelope = (code: number, message: string) => ({ code, message });
 let close: (() => void) | undefined;
 afterEach(() => close?.());
 
@@ -16,6 +17,7 @@ describe('listen: socket timeouts', () => {
       host: '127.0.0.1',
       logger,
       sendIdleTimeoutMs: 60_000,
+      envelope,
     });
     close = () => server.close();
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');

@@ -2,14 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { createTestDatabase, freePort, type TestDatabase } from '@svc/test-kit';
 import type { ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreUnreachableError } from '../src/app-error.js';
+import { StoreUnreachableError } from '../src/errors.js';
 import { migrate, splitStatements } from '../src/migrate.js';
-import {
-  createMysqlPool,
-  isMysqlUnavailable,
-  queryWithin,
-  transactionWithin,
-} from '../src/mysql.js';
+import { createMysqlPool } from '../src/mysql-settings.js';
+import { isMysqlUnavailable, queryWithin, transactionWithin } from '../src/mysql-statements.js';
 
 const migrations = fileURLToPath(new URL('./fixtures/migrations', import.meta.url));
 

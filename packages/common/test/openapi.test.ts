@@ -2,7 +2,8 @@ import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildOpenApi, docsRouter, type OperationDoc, openApiPath } from '../src/openapi.js';
+import { docsRouter } from '../src/docs-router.js';
+import { buildOpenApi, type OperationDoc, openApiPath } from '../src/openapi.js';
 
 const body = z.object({
   name: z.string().max(100).describe('merchant name'),

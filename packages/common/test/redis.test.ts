@@ -7,10 +7,11 @@ import {
 } from '@svc/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { StoreUnreachableError } from '../src/app-error.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { StoreUnreachableError } from '../src/errors.js';
 import { createLogger } from '../src/logger.js';
-import { connectRedis, redisEnv, redisEnvRules, redisSettingsFrom } from '../src/redis.js';
+import { connectRedis } from '../src/redis.js';
+import { redisEnv, redisEnvRules, redisSettingsFrom } from '../src/redis-settings.js';
 
 describe('Redis variables', () => {
   const schema = z.object(redisEnv).superRefine(redisEnvRules);

@@ -1,5 +1,6 @@
 import {
   createBaseApp,
+  createDatabase,
   docsRouter,
   healthRouter,
   type Logger,
@@ -7,12 +8,19 @@ import {
   type Pool,
   type RedisClient,
 } from '@svc/common';
+import { STORE_UNAVAILABLE_MESSAGE } from '@svc/session-guard';
 import express, { type Express } from 'express';
 import { authMetrics } from './auth-metrics.js';
 import { type AuthSettings, defaultSettings } from './config.js';
+import { messageBody } from './http/envelope.js';
 import { errorHandler, notFound } from './http/errors.js';
-import { UNAVAILABLE } from './http/messages.js';
+import type { RouterDeps } from './http/router-deps.js';
 import { openApiDocument } from './openapi.js';
+import { sessionRepository } from './sessions/session.repository.js';
+import { sessionRouter } from './sessions/session.router.js';
+import { sessionGuard } from './sessions/session-guard.js';
+import { loginLimiter } from './users/login-limiter.js';
+import { userRepository } from './users/user.repository.js';
 import { userRouter } from './users/user.router.js';
 
 interface AppDeps {
@@ -28,23 +36,39 @@ interface AppDeps {
   metricsRoute?: boolean;
 }
 
+const MD5_WARNING =
+  'TOKEN_SCHEME=md5: a token is the MD5 of username and password, so whoever sees one can ' +
+  'brute-force the password from it; use it only while sharing Redis with the old backend';
+
 export function createApp(deps: AppDeps): Express {
-  const { pool, redis, logger, bodyLimitKb = 100, settings, metrics, metricsRoute } = deps;
-  const resolved: AuthSettings = { ...defaultSettings, ...settings };
-  if (resolved.tokenScheme === 'md5') {
-    logger.warn(
-      'TOKEN_SCHEME=md5: a token is the MD5 of username and password, so whoever sees one can ' +
-        'brute-force the password from it; use it only while sharing Redis with the old backend',
-    );
-  }
-  const app = createBaseApp({ logger, metrics, metricsRoute });
+  const { pool, redis, logger, bodyLimitKb = 100, metrics, metricsRoute } = deps;
+  const settings: AuthSettings = { ...defaultSettings, ...deps.settings };
+  if (settings.tokenScheme === 'md5') logger.warn(MD5_WARNING);
   const observe = metrics && authMetrics(metrics.registry, redis);
-  app.set('trust proxy', resolved.trustProxy);
-  const checks = { redis: () => redis.ping(), mysql: () => pool.query('SELECT 1') };
-  app.use(healthRouter(checks, UNAVAILABLE));
-  // Each user route reads its own body, so a refused one is still counted under the route.
-  const json = express.json({ limit: `${bodyLimitKb}kb` });
-  app.use(userRouter({ pool, redis, settings: resolved, json, observe }));
+
+  // The data layer: users in MySQL; sessions and login failures in Redis.
+  const db = createDatabase(pool, settings.queryTimeoutMs);
+  const users = userRepository(db);
+  const { tokenScheme: scheme, keyPrefix, maxAgeSeconds } = settings;
+  const layout = { redis, scheme, keyPrefix, maxAgeSeconds };
+  const sessions = sessionRepository(layout);
+  const limiter = loginLimiter(redis, {
+    maxFailures: settings.loginMaxFailures,
+    windowSeconds: settings.loginWindowSeconds,
+    lockSeconds: settings.loginLockSeconds,
+  });
+  const { sliding, tokenTtl: ttlSeconds, touchSeconds } = settings;
+  const guard = sessionGuard({ ...layout, sliding, ttlSeconds, touchSeconds }, observe?.guard);
+  // Each route reads its own body, so a refused one is still counted under the route.
+  const routerDeps: RouterDeps = { json: express.json({ limit: `${bodyLimitKb}kb` }), guard };
+
+  const app = createBaseApp({ logger, metrics, metricsRoute });
+  app.set('trust proxy', settings.trustProxy);
+  const checks = { redis: () => redis.ping(), mysql: () => db.select('SELECT 1') };
+  app.use(healthRouter(checks, { envelope: messageBody, notReady: STORE_UNAVAILABLE_MESSAGE }));
+  const onLogin = observe?.login;
+  app.use(userRouter({ users, sessions, limiter, settings, onLogin }, routerDeps));
+  app.use(sessionRouter(sessions, routerDeps));
   app.use(docsRouter(openApiDocument));
   app.use(notFound);
   app.use(errorHandler);

@@ -5,7 +5,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export type LoginOutcome = 'success' | 'failure' | 'locked';
 
 /** What the auth routes tell the metrics; absent, they tell nothing. */
-export interface AuthObservers {
+interface AuthObservers {
   login(outcome: LoginOutcome): void;
   guard(outcome: GuardOutcome): void;
 }

@@ -1,4 +1,4 @@
-import type { Pool } from '@svc/common';
+import { createDatabase, type Pool } from '@svc/common';
 import { hashPassword } from './users/password.js';
 import { userRepository } from './users/user.repository.js';
 
@@ -10,7 +10,7 @@ export const DEMO_USER = { username: 'demo', password: 'demo-pass-1' };
  * nothing changes (its password included). True when it was added.
  */
 export async function seedDemoData(pool: Pool): Promise<boolean> {
-  const users = userRepository(pool);
+  const users = userRepository(createDatabase(pool));
   if (await users.findByUsername(DEMO_USER.username)) return false;
   const id = await users.insert(DEMO_USER.username, await hashPassword(DEMO_USER.password));
   return id !== undefined;

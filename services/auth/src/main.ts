@@ -14,6 +14,7 @@ import {
 } from '@svc/common';
 import { createApp } from './app.js';
 import { authSettingsFrom, loadAuthConfig } from './config.js';
+import { messageBody } from './http/envelope.js';
 import { migrationsDir } from './migrations-dir.js';
 
 await runService('auth', async () => {
@@ -33,7 +34,11 @@ await runService('auth', async () => {
     bodyLimitKb: config.BODY_LIMIT_KB,
     settings: authSettingsFrom(config),
   });
-  const { server, closeMetrics, urls } = await serve(app, config, logger, metrics);
+  const { server, closeMetrics, urls } = await serve(app, config, {
+    logger,
+    envelope: messageBody,
+    metrics,
+  });
   logger.info({ port: config.PORT, host: config.HOST }, listeningMessage('auth', urls));
   onShutdownSignals(
     shutdownGracefully(server, {

@@ -1,41 +1,10 @@
-import { createRequire } from 'node:module';
 import { buildOpenApi, type OpenApiDocument, type OperationDoc } from '@svc/common';
-import { z } from 'zod';
-import { healthDocs } from './http/health.docs.js';
+import { documentDocs, version } from './api-docs/document.docs.js';
+import { healthDocs } from './api-docs/health.docs.js';
+import { notFoundBody } from './api-docs/responses.docs.js';
 import { NOT_FOUND } from './http/messages.js';
-import { notFoundBody } from './http/response-docs.js';
-import { sessionDocs } from './users/session.docs.js';
+import { sessionDocs } from './sessions/session.docs.js';
 import { userDocs } from './users/user.docs.js';
-
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
-
-/** The document describes where it is served, too. */
-const documentDocs: OperationDoc[] = [
-  {
-    method: 'get',
-    path: '/openapi.json',
-    summary: 'This OpenAPI 3.1 document',
-    tags: ['docs'],
-    responses: {
-      200: {
-        description: 'The document.',
-        schema: z.looseObject({
-          openapi: z.literal('3.1.0'),
-          info: z.looseObject({ title: z.string(), version: z.string() }),
-          paths: z.record(z.string(), z.record(z.string(), z.unknown())),
-        }),
-        example: { openapi: '3.1.0', info: { title: 'Auth service', version }, paths: {} },
-      },
-    },
-  },
-  {
-    method: 'get',
-    path: '/docs',
-    summary: 'An interactive reference (Swagger UI, HTML) to try every route',
-    tags: ['docs'],
-    responses: { 200: { description: 'An HTML page.' } },
-  },
-];
 
 /** Every route the service serves, with the zod schemas that validate and describe it. */
 export const authOperations: OperationDoc[] = [

@@ -7,20 +7,21 @@ import {
   type Pool,
 } from '@svc/common';
 import express, { type Express } from 'express';
-import { createDatabase } from './db/database.js';
-import { createSlots } from './db/slots.js';
+import { platformDatabase } from './db/database.js';
 import { adminOnly } from './http/admin-token.js';
+import { messageBody } from './http/envelopes.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { createOnce } from './idempotency/create-once.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
+import { createSlots } from './lists/slots.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
 import { merchantRouter } from './merchants/merchant.router.js';
 import { serviceRepository } from './offerings/service.repository.js';
 import { serviceRouter } from './offerings/service.router.js';
-import { platformDocument } from './openapi.js';
+import { platformDocument, routeDocs } from './openapi.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRouter } from './orders/order.router.js';
 import { platformMetrics } from './platform-metrics.js';
@@ -57,10 +58,10 @@ const EXPOSED_HEADERS = [
 
 export function createApp(deps: AppDeps): Express {
   const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
-  const db = createDatabase(pool, queryTimeoutMs);
+  const db = platformDatabase(pool, queryTimeoutMs);
   const keys = idempotencyRepository(db, deps.idempotencyTtlSeconds ?? 86_400);
   const once = createOnce(keys);
-  // Each spec route reads its own body, so a broken one fails in that route's envelope.
+  // Each spec route reads its own body, so a broken one is answered in that route's envelope.
   const json = express.json({ limit: `${bodyLimitKb}kb` });
   const admin = adminOnly(adminToken);
   const routerDeps = (): RouterDeps => ({
@@ -82,9 +83,14 @@ export function createApp(deps: AppDeps): Express {
   app.use(orderRouter(orders, routerDeps()));
   app.use(merchantRouter(merchantRepository(db, keys), routerDeps()));
   app.use(serviceRouter(serviceRepository(db, keys), routerDeps()));
-  app.use(healthRouter({ mysql: () => db.select('SELECT 1') }, NOT_READY));
+  app.use(
+    healthRouter(
+      { mysql: () => db.select('SELECT 1') },
+      { envelope: messageBody, notReady: NOT_READY },
+    ),
+  );
   app.use(docsRouter(platformDocument));
   app.use(notFound);
-  app.use(errorHandler);
+  app.use(errorHandler(routeDocs));
   return app;
 }

@@ -12,7 +12,8 @@ import {
 } from '@svc/common';
 import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
-import { createDatabase } from './db/database.js';
+import { platformDatabase } from './db/database.js';
+import { messageBody } from './http/envelopes.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
@@ -41,7 +42,11 @@ await runService('platform', async () => {
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     insertConcurrency: config.INSERT_CONCURRENCY,
   });
-  const { server, closeMetrics, urls } = await serve(app, config, logger, metrics);
+  const { server, closeMetrics, urls } = await serve(app, config, {
+    logger,
+    envelope: messageBody,
+    metrics,
+  });
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
   logger.info(
     { port: config.PORT, host: config.HOST, adminRoutes },
@@ -53,7 +58,7 @@ await runService('platform', async () => {
     );
   }
   const keys = idempotencyRepository(
-    createDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS),
+    platformDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS),
     config.IDEMPOTENCY_TTL_SECONDS,
   );
   const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);

@@ -2,13 +2,13 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApi, type OpenApiDocument, type OperationDoc } from '@svc/common';
 import { z } from 'zod';
-import { notFoundBody } from './http/envelopes.js';
-import { healthDocs } from './http/health.docs.js';
+import { healthDocs } from './api-docs/health.docs.js';
+import { notFoundBody } from './api-docs/reply-schemas.js';
+import { ADMIN_TOKEN_SCHEME, operationDoc, type RouteDoc } from './api-docs/route-doc.js';
 import { NOT_FOUND } from './http/messages.js';
-import { ADMIN_TOKEN_SCHEME, operationDoc } from './http/route-doc.js';
-import { merchantDocs } from './merchants/merchant.router.js';
-import { serviceDocs } from './offerings/service.router.js';
-import { orderDocs } from './orders/order.router.js';
+import { merchantDocs } from './merchants/merchant.docs.js';
+import { serviceDocs } from './offerings/service.docs.js';
+import { orderDocs } from './orders/order.docs.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -45,9 +45,12 @@ const referenceDocs: OperationDoc[] = [
   },
 ];
 
+/** Every spec route: its document, and the envelope its failures are answered in. */
+export const routeDocs: RouteDoc[] = [...merchantDocs, ...serviceDocs, ...orderDocs];
+
 /** Every operation of the service, with the zod schemas its requests and answers follow. */
 export const platformOperations: OperationDoc[] = [
-  ...[...merchantDocs, ...serviceDocs, ...orderDocs].map(operationDoc),
+  ...routeDocs.map(operationDoc),
   ...healthDocs,
   ...referenceDocs,
 ];

@@ -4,8 +4,8 @@ import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { notFoundBody } from '../src/api-docs/reply-schemas.js';
 import { createApp } from '../src/app.js';
-import { notFoundBody } from '../src/http/envelopes.js';
 import {
   documentFile,
   documentText,

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cachedCounts } from '../src/db/cached-counts.js';
-import { createDatabase } from '../src/db/database.js';
+import { platformDatabase } from '../src/db/database.js';
 import { idempotencyRepository } from '../src/idempotency/idempotency.repository.js';
 import { ORDER_TOTALS, orderRepository } from '../src/orders/order.repository.js';
 import {
@@ -111,7 +111,7 @@ describe('X-Total-Count of a long order list (real MySQL)', () => {
 
   // A cache time no test can outrun, so the lag is shown deterministically.
   it('keeps a long list total for its cache time, whatever SQL writes meanwhile; its own insert clears it', async () => {
-    const db = createDatabase(t.pool);
+    const db = platformDatabase(t.pool);
     const orders = orderRepository(db, idempotencyRepository(db, 60), {
       totals: cachedCounts({ floor: ORDER_TOTALS.floor, ttlMs: 60_000 }),
     });

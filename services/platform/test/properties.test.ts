@@ -10,7 +10,7 @@ import {
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notFoundBody } from '../src/http/envelopes.js';
+import { notFoundBody } from '../src/api-docs/reply-schemas.js';
 import { platformOperations } from '../src/openapi.js';
 import {
   encodeBody,

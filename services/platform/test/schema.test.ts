@@ -1,6 +1,6 @@
 import { migrate, type RowDataPacket } from '@svc/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../src/db/database.js';
+import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
 import { idempotencyRepository } from '../src/idempotency/idempotency.repository.js';
 import { merchantRepository } from '../src/merchants/merchant.repository.js';
 import { migrationsDir } from '../src/migrations-dir.js';
@@ -173,8 +173,8 @@ describe('list queries on 20,000 orders', () => {
     );
     await execute(t.pool, 'ANALYZE TABLE merchants, services, orders');
 
-    const db = createDatabase(t.pool);
-    const recording: Database = {
+    const db = platformDatabase(t.pool);
+    const recording: PlatformDatabase = {
       select: (sql, values = []) => {
         seen.push({ sql, values });
         return db.select(sql, values);

@@ -1,5 +1,6 @@
+import { BusyError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
-import { createSlots } from '../src/db/slots.js';
+import { createSlots } from '../src/lists/slots.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -19,12 +20,12 @@ describe('whole-list slots', () => {
     expect(served).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 
-  it('refuses with a 503 once its holder has waited the stall limit on its client', async () => {
+  it('refuses (busy, retry after a second) once its holder has waited the stall limit on its client', async () => {
     const slots = createSlots(1, 200, 5000);
     const held = await slots.take();
     held.blocked();
     const started = Date.now();
-    await expect(slots.take()).rejects.toMatchObject({ status: 503 });
+    await expect(slots.take()).rejects.toEqual(new BusyError(1));
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(Date.now() - started).toBeLessThan(1000);
     held.release();
@@ -85,7 +86,7 @@ describe('whole-list slots', () => {
     second.blocked();
     const started = Date.now();
     // Stalled from the later block on: 200 ms after it, not after the first.
-    await expect(waiter).rejects.toMatchObject({ status: 503 });
+    await expect(waiter).rejects.toEqual(new BusyError(1));
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(Date.now() - started).toBeLessThan(1000);
     first.release();

@@ -1,7 +1,8 @@
-import { AppError, bodyFaultOf, StoreUnavailableError } from '@svc/common';
+import { AppError, BusyError, bodyFaultOf, StoreUnavailableError } from '@svc/common';
+import { STORE_UNAVAILABLE_MESSAGE } from '@svc/session-guard';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { messageBody } from './envelope.js';
-import { BODY_FAULTS, INTERNAL_ERROR, NOT_FOUND, UNAVAILABLE } from './messages.js';
+import { BODY_FAULTS, INTERNAL_ERROR, NOT_FOUND } from './messages.js';
 
 /** The JSON 404 of every path and method no route answers. */
 export const notFound: RequestHandler = (_req, res) => {
@@ -10,7 +11,9 @@ export const notFound: RequestHandler = (_req, res) => {
 
 /** The status and text an error answers with. */
 function answerFor(err: unknown): { status: number; message: string } {
-  if (err instanceof StoreUnavailableError) return { status: 503, message: UNAVAILABLE };
+  if (err instanceof StoreUnavailableError || err instanceof BusyError) {
+    return { status: 503, message: STORE_UNAVAILABLE_MESSAGE };
+  }
   if (err instanceof AppError) return { status: err.status, message: err.message };
   const body = bodyFaultOf(err);
   if (body) return { status: body.status, message: BODY_FAULTS[body.fault] };
@@ -19,8 +22,9 @@ function answerFor(err: unknown): { status: number; message: string } {
 
 /**
  * The one place an error becomes an answer: a store outage 503 (never a 401),
- * an AppError its status and text, a refused body its status, anything else a
- * 500 that names nothing. Failures of the service itself are logged.
+ * a busy limiter 503 with Retry-After, an AppError its status and text, a
+ * refused body its status, anything else a 500 that names nothing. Failures
+ * of the service itself are logged.
  */
 export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   if (res.headersSent) {
@@ -28,6 +32,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
     return;
   }
   const { status, message } = answerFor(err);
+  if (err instanceof BusyError) res.set('Retry-After', String(err.retryAfterSeconds));
   if (err instanceof StoreUnavailableError) req.log.error({ err }, 'store unavailable');
   else if (status >= 500) req.log.error({ err }, 'request failed');
   res.status(status).json(messageBody(status, message));

@@ -1,9 +1,15 @@
 import type { BodyFault } from '@svc/common';
 
-/** The texts of answers no route chooses: outages, unknown paths, refused bodies. */
-export const UNAVAILABLE = '服务暂不可用,请稍后重试';
+/**
+ * The texts of answers no one route chooses: unknown paths, refused bodies,
+ * failures. An outage answers in the guard's words (STORE_UNAVAILABLE_MESSAGE
+ * of @svc/session-guard), so the service and every guard say the same.
+ */
 export const NOT_FOUND = 'Not Found';
 export const INTERNAL_ERROR = '服务器内部错误';
+/** The success of a route that reads. */
+export const FOUND = '获取成功';
+export const NOT_AN_OBJECT = 'body: 请求体须为JSON对象';
 
 /** What express.json() refused, in the words every validation message uses (naming `body`). */
 export const BODY_FAULTS: Record<BodyFault, string> = {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type RedisClient, StoreUnavailableError } from '@svc/common';
+import { BusyError, fromRedis, type RedisClient } from '@svc/common';
 
 const LOGIN_FAILURES_PREFIX = 'auth:login-failures:';
 
@@ -29,10 +29,8 @@ export interface Slot {
   id: string;
 }
 
-type Admission =
-  | { outcome: 'admitted'; slot: Slot }
-  | { outcome: 'locked'; retryAfter: number }
-  | { outcome: 'busy' };
+type Admission = { outcome: 'admitted'; slot: Slot } | { outcome: 'locked'; retryAfter: number };
+type Attempt = Admission | { outcome: 'busy' };
 
 type CheckOutcome = 'succeeded' | 'failed' | 'abandoned';
 
@@ -98,49 +96,46 @@ const SLOT_MS = 30_000;
 /** How long an attempt waits for other checks of its pair in flight, and how often it asks. */
 const BUSY_WAIT_MS = 10_000;
 const BUSY_RETRY_MS = 15;
+/** An attempt that gave up waiting may try again this soon. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /** Failed logins per (username, client address); a Redis failure is a StoreUnavailableError. */
-export class LoginLimiter {
-  constructor(
-    private readonly redis: RedisClient,
-    private readonly settings: LimiterSettings,
-  ) {}
+export function loginLimiter(redis: RedisClient, settings: LimiterSettings) {
+  const { maxFailures, windowSeconds, lockSeconds } = settings;
+  const script = (lua: string, key: string, ...args: (string | number)[]) =>
+    fromRedis(redis.eval(lua, 1, key, ...args));
 
-  /**
-   * A slot for one password check, or the pair's lock. While other checks of
-   * the pair are in flight and could still reach the limit, it waits for them
-   * (up to BUSY_WAIT_MS, and only while `wanted()` holds); 'busy' means it gave up.
-   */
-  async admit(username: string, address: string, wanted: () => boolean): Promise<Admission> {
-    const deadline = Date.now() + BUSY_WAIT_MS;
-    for (;;) {
-      const admission = await this.tryAdmit(loginFailuresKey(username, address));
-      if (admission.outcome !== 'busy' || Date.now() > deadline || !wanted()) return admission;
-      await sleep(BUSY_RETRY_MS + Math.random() * BUSY_RETRY_MS);
-    }
-  }
-
-  private async tryAdmit(key: string): Promise<Admission> {
+  async function tryAdmit(key: string): Promise<Attempt> {
     const id = randomUUID();
-    const { maxFailures, windowSeconds } = this.settings;
     const answer = Number(
-      await this.script(ADMIT, key, maxFailures, windowSeconds, Date.now(), id, SLOT_MS),
+      await script(ADMIT, key, maxFailures, windowSeconds, Date.now(), id, SLOT_MS),
     );
     if (answer === -1) return { outcome: 'admitted', slot: { key, id } };
     if (answer === -2) return { outcome: 'busy' };
     return { outcome: 'locked', retryAfter: answer };
   }
 
-  async settle(slot: Slot, outcome: CheckOutcome): Promise<void> {
-    const { maxFailures, windowSeconds, lockSeconds } = this.settings;
-    await this.script(SETTLE, slot.key, slot.id, outcome, maxFailures, windowSeconds, lockSeconds);
-  }
+  return {
+    /**
+     * A slot for one password check, or the pair's lock. While other checks of
+     * the pair are in flight and could still reach the limit, it waits for them
+     * (up to BUSY_WAIT_MS, and only while `wanted()` holds), then gives up
+     * with a BusyError.
+     */
+    async admit(username: string, address: string, wanted: () => boolean): Promise<Admission> {
+      const deadline = Date.now() + BUSY_WAIT_MS;
+      for (;;) {
+        const attempt = await tryAdmit(loginFailuresKey(username, address));
+        if (attempt.outcome !== 'busy') return attempt;
+        if (Date.now() > deadline || !wanted()) throw new BusyError(BUSY_RETRY_AFTER_SECONDS);
+        await sleep(BUSY_RETRY_MS + Math.random() * BUSY_RETRY_MS);
+      }
+    },
 
-  private async script(lua: string, key: string, ...args: (string | number)[]): Promise<unknown> {
-    try {
-      return await this.redis.eval(lua, 1, key, ...args);
-    } catch (err) {
-      throw new StoreUnavailableError('redis', err);
-    }
-  }
+    async settle(slot: Slot, outcome: CheckOutcome): Promise<void> {
+      await script(SETTLE, slot.key, slot.id, outcome, maxFailures, windowSeconds, lockSeconds);
+    },
+  };
 }
+
+export type LoginLimiter = ReturnType<typeof loginLimiter>;

@@ -1,34 +1,68 @@
-import type { OperationDoc } from '@svc/common';
+import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
 import {
   bodyParserFailures,
   failure,
+  guardedFailures,
+  guardFailure,
+  invalidBody,
   storeUnavailable,
+  strayBody,
   success,
   TOKEN_OPTIONAL,
   TOKEN_REQUIRED,
-} from '../http/response-docs.js';
+} from '../api-docs/responses.docs.js';
+import { FOUND } from '../http/messages.js';
 import {
-  FOUND,
   LOGGED_IN,
   LOGGED_OUT,
   PASSWORD_CHANGED,
   REGISTERED,
+  TOO_MANY_FAILURES,
   USERNAME_TAKEN,
   VERIFIED,
   WRONG_CREDENTIALS,
   WRONG_OLD_PASSWORD,
 } from './user.messages.js';
-import {
-  guardFailure,
-  invalidBody,
-  issuedToken,
-  locked,
-  sessionStatus,
-  strayBody,
-  username,
-} from './user.responses.js';
 import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
+
+const username = z.string().describe('The stored spelling of the username.');
+
+/** The login limiter's lock; `Retry-After` says for how long. */
+const locked: ResponseDoc = {
+  ...failure(
+    'Too many failed attempts for this username from this client address: locked, even for the right password.',
+    429,
+    TOO_MANY_FAILURES,
+  ),
+  headers: {
+    'Retry-After': {
+      description: 'Seconds until the lock on this username and client address ends.',
+      schema: z.int().positive(),
+    },
+  },
+};
+
+const loggedIn = z.strictObject({
+  loggedIn: z.literal(true),
+  username,
+  expiresIn: z.int().describe('Seconds until the session ends.'),
+});
+const loggedOut = z.strictObject({ loggedIn: z.literal(false) });
+
+/** The data of status: the session, or only that there is none. */
+const sessionStatus = z.discriminatedUnion('loggedIn', [loggedIn, loggedOut]).meta({
+  examples: [{ loggedIn: true, username: 'alice', expiresIn: 3597 }, { loggedIn: false }],
+});
+
+/** The data of login. */
+const issuedToken = z.strictObject({
+  token: z
+    .string()
+    .regex(/^[0-9a-f]{32}(?:[0-9a-f]{32})?$/)
+    .describe('64 hex characters (TOKEN_SCHEME=random) or 32 (TOKEN_SCHEME=md5).'),
+  expiresIn: z.int().positive().describe('The session lifetime in seconds (TOKEN_TTL).'),
+});
 
 const TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
 
@@ -97,10 +131,7 @@ export const userDocs: OperationDoc[] = [
         schema: z.strictObject({ username }),
         example: { username: 'alice' },
       }),
-      400: strayBody,
-      401: guardFailure,
-      ...bodyParserFailures,
-      503: storeUnavailable,
+      ...guardedFailures,
     },
   },
   {
@@ -122,10 +153,7 @@ export const userDocs: OperationDoc[] = [
           },
         },
       },
-      400: strayBody,
-      401: guardFailure,
-      ...bodyParserFailures,
-      503: storeUnavailable,
+      ...guardedFailures,
     },
   },
   {
@@ -136,10 +164,7 @@ export const userDocs: OperationDoc[] = [
     security: TOKEN_REQUIRED,
     responses: {
       200: success('The session has ended.', LOGGED_OUT),
-      400: strayBody,
-      401: guardFailure,
-      ...bodyParserFailures,
-      503: storeUnavailable,
+      ...guardedFailures,
     },
   },
   {

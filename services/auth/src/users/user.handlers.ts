@@ -10,13 +10,13 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { messageBody } from '../http/envelope.js';
-import { UNAVAILABLE } from '../http/messages.js';
-import { sessionOf } from './guarded-request.js';
+import { FOUND } from '../http/messages.js';
+import { parseBody } from '../input/parse.js';
+import type { SessionRepository } from '../sessions/session.repository.js';
+import { sessionOf } from '../sessions/session-guard.js';
 import type { LoginLimiter, Slot } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
-import type { SessionRepository } from './session.repository.js';
 import {
-  FOUND,
   LOGGED_IN,
   LOGGED_OUT,
   PASSWORD_CHANGED,
@@ -28,9 +28,10 @@ import {
   WRONG_OLD_PASSWORD,
 } from './user.messages.js';
 import type { UserRepository, UserRow } from './user.repository.js';
-import { changePasswordBody, loginBody, parseBody, registerBody } from './user.schema.js';
+import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
 
-interface UserHandlerDeps {
+/** What the user handlers work with: the data layer, the settings and a metrics hook. */
+export interface UserHandlerDeps {
   users: UserRepository;
   sessions: SessionRepository;
   limiter: LoginLimiter;
@@ -48,7 +49,7 @@ type UserHandlers = Record<
   RequestHandler
 >;
 
-export function createUserHandlers({
+export function userHandlers({
   users,
   sessions,
   limiter,
@@ -63,12 +64,8 @@ export function createUserHandlers({
       () => !req.socket.destroyed,
     );
     if (admission.outcome === 'admitted') return admission.slot;
-    if (admission.outcome === 'locked') {
-      res.setHeader('Retry-After', String(admission.retryAfter));
-      throw new AppError(429, TOO_MANY_FAILURES);
-    }
-    res.setHeader('Retry-After', '1');
-    throw new AppError(503, UNAVAILABLE);
+    res.setHeader('Retry-After', String(admission.retryAfter));
+    throw new AppError(429, TOO_MANY_FAILURES);
   }
 
   /** Runs a password check in a limiter slot, and records how it went. */

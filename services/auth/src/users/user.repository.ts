@@ -1,11 +1,4 @@
-import {
-  isMysqlUnavailable,
-  type Pool,
-  queryWithin,
-  type ResultSetHeader,
-  type RowDataPacket,
-  StoreUnavailableError,
-} from '@svc/common';
+import { type Database, DuplicateEntryError } from '@svc/common';
 
 export interface UserRow {
   id: number;
@@ -14,23 +7,8 @@ export interface UserRow {
   roles: string;
 }
 
-/**
- * Users in MySQL. `queryTimeoutMs` bounds each statement, so a stuck server
- * cannot hold a request; an unreachable one is a StoreUnavailableError.
- */
-export function userRepository(pool: Pool, queryTimeoutMs = 5000) {
-  async function query<T extends RowDataPacket[] | ResultSetHeader>(
-    sql: string,
-    values: unknown[],
-  ): Promise<T> {
-    try {
-      return await queryWithin<T>(pool, queryTimeoutMs, sql, values);
-    } catch (err) {
-      if (isMysqlUnavailable(err)) throw new StoreUnavailableError('mysql', err);
-      throw err;
-    }
-  }
-
+/** Users in MySQL; the Database turns a failure into a domain error (StoreUnavailableError…). */
+export function userRepository(db: Database) {
   return {
     /**
      * The user whose name equals `username` apart from letter case. The column's
@@ -38,26 +16,24 @@ export function userRepository(pool: Pool, queryTimeoutMs = 5000) {
      * narrowed to the ones that differ only in case.
      */
     async findByUsername(username: string): Promise<UserRow | undefined> {
-      const rows = await query<RowDataPacket[]>(
+      const rows = await db.select<UserRow>(
         'SELECT id, username, password, roles FROM users WHERE username = ?',
         [username],
       );
       const wanted = username.toLowerCase();
-      return rows.find((row) => String(row.username).toLowerCase() === wanted) as
-        | UserRow
-        | undefined;
+      return rows.find((row) => String(row.username).toLowerCase() === wanted);
     },
 
     /** The new user's id, or undefined when the name is taken (in any letter case). */
     async insert(username: string, passwordHash: string): Promise<number | undefined> {
       try {
-        const result = await query<ResultSetHeader>(
-          'INSERT INTO users (username, password) VALUES (?, ?)',
-          [username, passwordHash],
-        );
+        const result = await db.write('INSERT INTO users (username, password) VALUES (?, ?)', [
+          username,
+          passwordHash,
+        ]);
         return result.insertId;
       } catch (err) {
-        if ((err as { code?: unknown }).code === 'ER_DUP_ENTRY') return undefined;
+        if (err instanceof DuplicateEntryError) return undefined;
         throw err;
       }
     },
@@ -72,8 +48,7 @@ export function userRepository(pool: Pool, queryTimeoutMs = 5000) {
           ? 'UPDATE users SET password = ? WHERE id = ?'
           : 'UPDATE users SET password = ? WHERE id = ? AND password = ?';
       const values = expected === undefined ? [passwordHash, id] : [passwordHash, id, expected];
-      const result = await query<ResultSetHeader>(sql, values);
-      return result.affectedRows === 1;
+      return (await db.write(sql, values)).affectedRows === 1;
     },
   };
 }

@@ -1,6 +1,4 @@
-import { AppError } from '@svc/common';
 import { z } from 'zod';
-import { NOT_AN_OBJECT } from './user.messages.js';
 
 /** Characters as a person counts them (code points), not UTF-16 units. */
 function length(value: string): number {
@@ -41,19 +39,3 @@ export const changePasswordBody = z.object({
   oldPassword: sized('原密码', 1, 128),
   newPassword: sized('新密码', 8, 128),
 });
-
-/**
- * The body as the schema's type, or a 400 whose message names each bad field
- * by its JSON key (`body` when the body is not a JSON object at all).
- */
-export function parseBody<S extends z.ZodObject>(schema: S, body: unknown): z.infer<S> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError(400, NOT_AN_OBJECT);
-  }
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const message = result.error.issues
-    .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-    .join('; ');
-  throw new AppError(400, message);
-}

@@ -1,36 +1,21 @@
-import type { Readable } from 'node:stream';
 import {
-  AppError,
-  destroyConnection,
-  isMysqlUnavailable,
+  createDatabase,
+  type Database,
+  MissingReferenceError,
   type Pool,
-  queryTimedOut,
-  queryWithin,
   type ResultSetHeader,
   type Statement,
-  StoreUnavailableError,
-  transactionWithin,
 } from '@svc/common';
-import type { PoolConnection as CorePoolConnection } from 'mysql2';
-import { STORAGE_ERROR } from '../http/messages.js';
+import { lookupThenStream } from './snapshot-stream.js';
 
-/** ER_NO_REFERENCED_ROW and ER_NO_REFERENCED_ROW_2: a foreign key points at no row. */
-const MISSING_REFERENCE = new Set([1216, 1452]);
-/** ER_DUP_ENTRY */
-const DUPLICATE_ENTRY = 1062;
 const COMMA = Buffer.from(',');
 
-/** A write found its unique key taken: nothing of its transaction was written. */
-export class DuplicateEntryError extends Error {
-  override name = 'DuplicateEntryError';
-}
-
 /**
- * Parameterized SQL on the pool. A server that cannot be reached is a
- * StoreUnavailableError; any other failure a code-500 AppError whose text is
- * safe to send. The driver's error stays as the cause, for the log.
+ * The platform's SQL, on common's Database: every failure is a domain error
+ * (StoreUnavailableError, MissingReferenceError, DuplicateEntryError) or, for
+ * a wrong statement, the driver's own error.
  */
-export interface Database {
+export interface PlatformDatabase {
   select<T>(sql: string, values?: unknown[]): Promise<T[]>;
   /**
    * Rows of one binary column, each the JSON text of a row as the SQL wrote
@@ -38,55 +23,29 @@ export interface Database {
    */
   selectJson(sql: string, values?: unknown[]): Promise<Buffer>;
   /**
-   * `lookup`'s rows, then `list`'s rows in batches as the server sends them,
-   * both read in one read-only snapshot, so the list sees the data the lookup
-   * saw. The list's rows are arrays of column values. Resolves once the list has
-   * started answering, so a failure before any row is a rejection like select's;
-   * one later throws from the iteration.
+   * `lookup`'s rows, then `list`'s rows (arrays of column values) in batches
+   * as the server sends them, both read in one snapshot (see snapshot-stream.ts).
    */
   lookupThenStream<L, R>(
     lookup: Statement,
     list: Statement,
   ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
   /**
-   * Returns the new row's id; `missingReference` is the text for a foreign key
-   * that finds no row. With `alongside`, the INSERT and that statement commit
-   * together in one transaction, or neither does; it names the new rows' ids
-   * as LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
+   * Returns the new row's id. With `alongside`, the INSERT and that statement
+   * commit together in one transaction, or neither does; it names the new
+   * rows' ids as LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
    */
-  insert(
-    sql: string,
-    values: unknown[],
-    missingReference?: string,
-    alongside?: Statement,
-  ): Promise<number>;
+  insert(sql: string, values: unknown[], alongside?: Statement): Promise<number>;
   /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
-  insertRows(
-    sql: string,
-    rows: unknown[][],
-    missingReference?: string,
-    alongside?: Statement,
-  ): Promise<number[]>;
-  /** The pool's connections: how many statements can run at once. */
-  connections: number;
+  insertRows(sql: string, rows: unknown[][], alongside?: Statement): Promise<number[]>;
   /** Returns the number of rows the statement matched. */
   update(sql: string, values: unknown[]): Promise<number>;
+  /** The pool's connections: how many statements can run at once. */
+  connections: number;
 }
 
-export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
-  const run = <T>(
-    sql: string,
-    values: unknown[],
-    options?: { prepared?: boolean; rowsAsArray?: boolean },
-  ) => queryWithin<T>(pool, queryTimeoutMs, sql, values, options);
-
-  async function guarded<T>(work: Promise<T>, missingReference?: string): Promise<T> {
-    try {
-      return await work;
-    } catch (err) {
-      throw storeFailure(err, missingReference);
-    }
-  }
+export function platformDatabase(pool: Pool, queryTimeoutMs = 5000): PlatformDatabase {
+  const db: Database = createDatabase(pool, queryTimeoutMs);
 
   let idStep: Promise<number> | undefined;
   /**
@@ -96,9 +55,7 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
    * insertId). That setting is read once (per-session changes are not followed).
    */
   const autoIncrementStep = () => {
-    idStep ??= guarded(
-      run<{ step: number }[]>('SELECT @@auto_increment_increment AS step', []),
-    ).then(
+    idStep ??= db.select<{ step: number }>('SELECT @@auto_increment_increment AS step').then(
       ([row]) => Number(row?.step ?? 1),
       (err) => {
         idStep = undefined;
@@ -113,79 +70,23 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
    * autoIncrementStep). With `alongside`, one transaction holds both
    * statements, sent in one round trip.
    */
-  function insertWith(
+  async function insertWith(
     sql: string,
     values: unknown[],
     count: number,
-    missingReference: string | undefined,
     alongside: Statement | undefined,
     step = 1,
   ): Promise<number[]> {
-    const idsOf = (result: ResultSetHeader) =>
-      Array.from({ length: count }, (_row, i) => result.insertId + i * step);
-    const written = alongside
-      ? transactionWithin(pool, queryTimeoutMs, [{ sql, values }, alongside]).then(([inserted]) =>
-          idsOf(inserted as ResultSetHeader),
-        )
-      : run<ResultSetHeader>(sql, values, { prepared: true }).then(idsOf);
-    return guarded(written, missingReference);
-  }
-
-  async function lookupThenStream<L, R>(lookup: Statement, list: Statement) {
-    // The driver's own pool: only its connections stream rows.
-    const conn = await guarded(
-      new Promise<CorePoolConnection>((resolve, reject) =>
-        pool.pool.getConnection((err, connection) => (err ? reject(err) : resolve(connection))),
-      ),
-    );
-    const statement = <T>(sql: string, values: unknown[] = []) =>
-      new Promise<T>((resolve, reject) =>
-        conn.query({ sql, values, timeout: queryTimeoutMs }, (err, rows) =>
-          err ? reject(err) : resolve(rows as T),
-        ),
-      );
-    let found: L[];
-    let rows: Readable;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await statement('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
-      found = await statement<L[]>(lookup.sql, lookup.values);
-      // No query timeout on the list: once rows flow, a slow client may take
-      // its time; the wait for the first answer is bounded instead.
-      const query = conn.query({ sql: list.sql, values: list.values, rowsAsArray: true });
-      rows = query.stream({ highWaterMark: 256 });
-      await new Promise<void>((resolve, reject) => {
-        query.once('fields', () => resolve());
-        rows.once('error', reject);
-        timer = setTimeout(() => reject(queryTimedOut()), queryTimeoutMs);
-      });
-    } catch (err) {
-      destroyConnection(conn);
-      throw storeFailure(err);
-    } finally {
-      clearTimeout(timer);
-    }
-    const batches = (async function* () {
-      let finished = false;
-      try {
-        yield* batchesOf<R>(rows);
-        finished = true;
-      } catch (err) {
-        throw storeFailure(err);
-      } finally {
-        // Left early (the client went away) or failed: the list may still be running.
-        if (finished)
-          conn.query('COMMIT', (err) => (err ? destroyConnection(conn) : conn.release()));
-        else destroyConnection(conn);
-      }
-    })();
-    return { lookup: found, batches };
+    const result = alongside
+      ? ((await db.transaction([{ sql, values }, alongside]))[0] as ResultSetHeader)
+      : await db.write(sql, values);
+    return Array.from({ length: count }, (_row, i) => result.insertId + i * step);
   }
 
   return {
-    select: <T>(sql: string, values: unknown[] = []) => guarded(run<T[]>(sql, values)),
+    select: (sql, values = []) => db.select(sql, values),
     async selectJson(sql, values = []) {
-      const rows = await guarded(run<[Buffer][]>(sql, values, { rowsAsArray: true }));
+      const rows = await db.select<[Buffer]>(sql, values, { rowsAsArray: true });
       const parts: Buffer[] = [];
       for (const [json] of rows) {
         if (parts.length > 0) parts.push(COMMA);
@@ -193,55 +94,28 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       }
       return Buffer.concat(parts);
     },
-    lookupThenStream,
-    async insert(sql, values, missingReference, alongside) {
-      const [id] = await insertWith(sql, values, 1, missingReference, alongside);
+    lookupThenStream: (lookup, list) => lookupThenStream(db, queryTimeoutMs, lookup, list),
+    async insert(sql, values, alongside) {
+      const [id] = await insertWith(sql, values, 1, alongside);
       return id as number;
     },
-    async insertRows(sql, rows, missingReference, alongside) {
+    async insertRows(sql, rows, alongside) {
       const step = rows.length > 1 ? await autoIncrementStep() : 1;
-      return insertWith(sql, rows.flat(), rows.length, missingReference, alongside, step);
+      return insertWith(sql, rows.flat(), rows.length, alongside, step);
     },
-    connections: pool.pool.config.connectionLimit ?? 10,
     async update(sql, values) {
-      const result = await guarded(run<ResultSetHeader>(sql, values, { prepared: true }));
-      return result.affectedRows;
+      return (await db.write(sql, values)).affectedRows;
     },
+    connections: db.connections,
   };
 }
 
-/** Whatever rows the stream holds at a time, so a long list costs no promise per row. */
-async function* batchesOf<R>(rows: Readable): AsyncGenerator<R[]> {
-  for (;;) {
-    const batch: R[] = [];
-    for (let row = rows.read(); row !== null; row = rows.read()) batch.push(row as R);
-    if (batch.length > 0) {
-      yield batch;
-      continue;
-    }
-    if (rows.errored) throw rows.errored;
-    if (rows.readableEnded) return;
-    await new Promise<void>((resolve, reject) => {
-      const settle = (err?: Error) => {
-        rows.off('readable', settle);
-        rows.off('end', settle);
-        rows.off('error', settle);
-        if (err) reject(err);
-        else resolve();
-      };
-      rows.on('readable', settle);
-      rows.on('end', settle);
-      rows.on('error', settle);
-    });
-  }
-}
-
-function storeFailure(err: unknown, missingReference?: string): Error {
-  const errno = (err as { errno?: unknown } | null)?.errno;
-  if (missingReference && typeof errno === 'number' && MISSING_REFERENCE.has(errno)) {
-    return new AppError(500, missingReference, { cause: err });
-  }
-  if (errno === DUPLICATE_ENTRY) return new DuplicateEntryError('unique key taken', { cause: err });
-  if (isMysqlUnavailable(err)) return new StoreUnavailableError('mysql', err);
-  return new AppError(500, STORAGE_ERROR, { cause: err });
+/**
+ * A write's failure with its missing reference named (`service 42`): the
+ * driver tells only that a foreign key found no row, the repository which.
+ */
+export function naming(err: unknown, what: string, id: number): unknown {
+  return err instanceof MissingReferenceError
+    ? new MissingReferenceError(what, id, { cause: err.cause })
+    : err;
 }

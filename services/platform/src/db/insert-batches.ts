@@ -1,16 +1,14 @@
 import { type Statement, StoreUnavailableError } from '@svc/common';
-import type { RequestKey } from '../idempotency/idempotency.repository.js';
-import type { Database } from './database.js';
+import type { PlatformDatabase } from './database.js';
 
-interface WaitingRow {
+interface WaitingRow<Key> {
   values: unknown[];
-  missingReference: string;
-  key: RequestKey | undefined;
+  key: Key | undefined;
   resolve: (id: number) => void;
   reject: (err: unknown) => void;
 }
 
-interface InsertBatchOptions {
+interface InsertBatchOptions<Key> {
   table: string;
   /** The columns each row gives, in the order of its values. */
   columns: string[];
@@ -21,7 +19,7 @@ interface InsertBatchOptions {
   /** Rows that may wait for a turn; one more is refused. */
   maxWaiting: number;
   /** The statement that keeps rows' Idempotency-Keys, in the same transaction as the rows. */
-  keep: (kept: { key: RequestKey; row: number }[]) => Statement;
+  keep: (kept: { key: Key; row: number }[]) => Statement;
 }
 
 /**
@@ -46,11 +44,11 @@ interface InsertBatchOptions {
  * store-unavailable, as the pool's own queue refuses a query, so a hung server
  * cannot pile up waiting rows.
  */
-export function insertBatches(
-  db: Database,
-  { table, columns, concurrency, maxRows = 32, maxWaiting, keep }: InsertBatchOptions,
+export function insertBatches<Key>(
+  db: PlatformDatabase,
+  { table, columns, concurrency, maxRows = 32, maxWaiting, keep }: InsertBatchOptions<Key>,
 ) {
-  const waiting: WaitingRow[] = [];
+  const waiting: WaitingRow<Key>[] = [];
   let running = 0;
   const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
   const group = `(${columns.map(() => '?').join(', ')})`;
@@ -60,18 +58,17 @@ export function insertBatches(
     (statements[rows] ??= head + new Array(rows).fill(group).join(', '));
 
   /** The keys of the rows sent with one, to commit with them; none when no row has a key. */
-  function keysOf(rows: WaitingRow[]): Statement | undefined {
+  function keysOf(rows: WaitingRow<Key>[]): Statement | undefined {
     const kept = rows.flatMap(({ key }, row) => (key ? [{ key, row }] : []));
     return kept.length > 0 ? keep(kept) : undefined;
   }
 
-  async function write(rows: WaitingRow[]): Promise<void> {
+  async function write(rows: WaitingRow<Key>[]): Promise<void> {
     if (rows.length > 1) {
       try {
         const ids = await db.insertRows(
           statementFor(rows.length),
           rows.map((row) => row.values),
-          undefined,
           keysOf(rows),
         );
         for (const [i, row] of rows.entries()) row.resolve(ids[i] as number);
@@ -86,7 +83,7 @@ export function insertBatches(
     await Promise.all(
       rows.map((row) =>
         db
-          .insertRows(statementFor(1), [row.values], row.missingReference, keysOf([row]))
+          .insertRows(statementFor(1), [row.values], keysOf([row]))
           .then(([id]) => row.resolve(id as number), row.reject),
       ),
     );
@@ -103,17 +100,14 @@ export function insertBatches(
   }
 
   return {
-    /**
-     * Writes one row, with its Idempotency-Key when given; resolves to its id.
-     * `missingReference` is its text for a foreign key that finds no row.
-     */
-    insert: (values: unknown[], missingReference: string, key?: RequestKey): Promise<number> =>
+    /** Writes one row, with its Idempotency-Key when given; resolves to its id. */
+    insert: (values: unknown[], key?: Key): Promise<number> =>
       new Promise((resolve, reject) => {
         if (waiting.length >= maxWaiting) {
           reject(new StoreUnavailableError('mysql', new Error(`${table}: too many rows waiting`)));
           return;
         }
-        waiting.push({ values, missingReference, key, resolve, reject });
+        waiting.push({ values, key, resolve, reject });
         startWaiting();
       }),
     /** Rows waiting for a turn (a metric: they wait for a connection, as the pool's queue does). */

@@ -12,12 +12,12 @@ export function limitClause(page: Page | undefined): { sql: string; values: numb
 }
 
 /**
- * One list as a repository reads it: whole (rows, or the JSON text of its rows
+ * One list as a repository reads it: whole (the JSON text of its rows
  * separated by commas, at once or, for lists of megabytes, in pieces), one
  * page, or the number of its rows.
  */
 export interface ListReads<Row> {
-  all(): Promise<Row[] | Buffer | AsyncIterable<Buffer>>;
+  all(): Promise<Buffer | AsyncIterable<Buffer>>;
   page(page: Page): Promise<Row[]>;
   count(): Promise<number>;
 }

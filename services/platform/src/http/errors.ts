@@ -1,21 +1,38 @@
-import { AppError, bodyFaultOf, StoreUnavailableError } from '@svc/common';
+import {
+  AppError,
+  BusyError,
+  bodyFaultOf,
+  MissingReferenceError,
+  NotFoundError,
+  StoreUnavailableError,
+} from '@svc/common';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { type FailureEnvelope, messageBody } from './envelopes.js';
 import {
   BODY_FAULTS,
   INTERNAL_ERROR,
+  LISTS_BUSY,
   METHOD_NOT_ALLOWED,
   NOT_FOUND,
+  noSuchRow,
   STORAGE_UNAVAILABLE,
+  UNEXPECTED,
 } from './messages.js';
 
-/** The outcome code and English text of an error a spec route met. */
-function failureOf(err: unknown): { code: number; text: string } {
+/** The outcome code and English text of an error a spec route met, and when to retry. */
+function failureOf(err: unknown): { code: number; text: string; retryAfter?: number } {
   if (err instanceof AppError) return { code: err.status, text: err.message };
   if (err instanceof StoreUnavailableError) return { code: 500, text: STORAGE_UNAVAILABLE };
+  if (err instanceof NotFoundError) return { code: 404, text: noSuchRow(err.what, err.id) };
+  if (err instanceof MissingReferenceError && err.what !== undefined) {
+    return { code: 500, text: noSuchRow(err.what, err.id ?? '') };
+  }
+  if (err instanceof BusyError) {
+    return { code: 503, text: LISTS_BUSY, retryAfter: err.retryAfterSeconds };
+  }
   const body = bodyFaultOf(err);
   if (body) return { code: body.status, text: BODY_FAULTS[body.fault] };
-  return { code: 500, text: 'internal error' };
+  return { code: 500, text: UNEXPECTED };
 }
 
 /**
@@ -25,23 +42,34 @@ function failureOf(err: unknown): { code: number; text: string } {
  * retry). Every other outcome is HTTP 200, as the spec has it.
  */
 const OWN_STATUS = new Set([409, 422, 503]);
-const RETRY_LATER = new Set([409, 503]);
-const RETRY_AFTER_SECONDS = '1';
+const KEY_IN_FLIGHT_RETRY_SECONDS = 1;
 
 /**
- * The error handler of one spec route, last in its chain: every failure
- * answers in the route's envelope, the outcome in `code`.
+ * The service's one error middleware, last in the app. A spec route's failure
+ * answers in that route's envelope (`failures`, from the route documents),
+ * the outcome in `code`; anything else, outside the spec's routes (probes,
+ * the document), is a JSON 500 that names nothing.
  */
-export function failsIn(envelope: FailureEnvelope): ErrorRequestHandler {
+export function errorHandler(
+  failures: readonly { path: string; failure: FailureEnvelope }[],
+): ErrorRequestHandler {
+  const envelopes = new Map(failures.map(({ path, failure }) => [path, failure]));
   return (err, req, res, next) => {
     if (res.headersSent) {
       next(err);
       return;
     }
-    const { code, text } = failureOf(err);
+    const envelope = envelopes.get(req.route?.path);
+    if (!envelope) {
+      req.log.error({ err }, 'request failed');
+      res.status(500).json(messageBody(500, INTERNAL_ERROR));
+      return;
+    }
+    const { code, text, retryAfter } = failureOf(err);
     if (code >= 500) req.log.error({ err }, 'request failed');
     else req.log.warn({ failure: { status: code, detail: text } }, 'request rejected');
-    if (RETRY_LATER.has(code)) res.set('Retry-After', RETRY_AFTER_SECONDS);
+    const retry = code === 409 ? KEY_IN_FLIGHT_RETRY_SECONDS : retryAfter;
+    if (retry !== undefined) res.set('Retry-After', String(retry));
     res.status(OWN_STATUS.has(code) ? code : 200).json(envelope.body(code, text));
   };
 }
@@ -60,14 +88,4 @@ export const onlyPut: RequestHandler = methodNotAllowed('PUT');
 /** The JSON 404 of every path no route answers. */
 export const notFound: RequestHandler = (_req, res) => {
   res.status(404).json(messageBody(404, NOT_FOUND));
-};
-
-/** Outside the spec's routes (probes, the document): a JSON 500 that names nothing. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
-  if (res.headersSent) {
-    next(err);
-    return;
-  }
-  req.log.error({ err }, 'request failed');
-  res.status(500).json(messageBody(500, INTERNAL_ERROR));
 };

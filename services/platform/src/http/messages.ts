@@ -10,11 +10,13 @@ export const LIST_FAILED = '获取失败';
 export const SERVER_ERROR = '服务器出错';
 
 export const STORAGE_UNAVAILABLE = 'storage is unavailable';
-export const STORAGE_ERROR = 'storage error';
+export const UNEXPECTED = 'internal error';
 export const ADMIN_TOKEN_REQUIRED = 'administrator token required';
 export const LISTS_BUSY = 'too many whole lists are being read at once, try again shortly';
 export const NOT_AN_OBJECT = 'request body must be a JSON object';
 export const NOT_JSON_TYPE = 'Content-Type must be application/json';
+/** A row an id names is missing: `order 7 does not exist`. */
+export const noSuchRow = (what: string, id: number | string) => `${what} ${id} does not exist`;
 
 /** What express.json() refused. */
 export const BODY_FAULTS: Record<BodyFault, string> = {

@@ -1,6 +1,5 @@
-import { AppError } from '@svc/common';
+import { AppError, DuplicateEntryError } from '@svc/common';
 import type { Request, Response } from 'express';
-import { DuplicateEntryError } from '../db/database.js';
 import { KEY_IN_FLIGHT, KEY_REUSED } from './idempotency.messages.js';
 import type { IdempotencyRepository, KeyedResource, RequestKey } from './idempotency.repository.js';
 import { idempotencyKeyOf, requestHash } from './request-key.js';

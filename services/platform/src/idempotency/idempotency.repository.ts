@@ -1,5 +1,5 @@
 import type { Statement } from '@svc/common';
-import type { Database } from '../db/database.js';
+import type { PlatformDatabase } from '../db/database.js';
 
 /** The key space a key belongs to: the same key on two resources names two requests. */
 export type KeyedResource = 'merchant' | 'service' | 'order';
@@ -30,7 +30,7 @@ const KEEP_ROW =
  * transaction as the row its request created (`keep`, given to the insert),
  * with an expiry `ttlSeconds` after that, on the database's clock.
  */
-export function idempotencyRepository(db: Database, ttlSeconds: number) {
+export function idempotencyRepository(db: PlatformDatabase, ttlSeconds: number) {
   const statements: string[] = [];
   const keepStatement = (rows: number) =>
     (statements[rows] ??=

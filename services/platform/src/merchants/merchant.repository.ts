@@ -1,22 +1,31 @@
-import { AppError } from '@svc/common';
-import type { z } from 'zod';
-import type { Database } from '../db/database.js';
-import { isoTime } from '../db/iso-time.js';
+import { NotFoundError } from '@svc/common';
+import type { PlatformDatabase } from '../db/database.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
+import {
+  jsonColumn,
+  numberField,
+  type RowField,
+  selectColumns,
+  textField,
+  timeField,
+} from '../db/row-fields.js';
 import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
-import type { merchantRow, NewMerchant } from './merchant.schema.js';
+import type { MerchantRow, NewMerchant } from './merchant.schema.js';
 
-type MerchantRow = z.output<typeof merchantRow>;
+/** A merchant row's fields, in the order the answers write them. */
+const MERCHANT_FIELDS = {
+  id: numberField('id'),
+  name: textField('name'),
+  address: textField('address'),
+  phone: textField('phone'),
+  status: numberField('status'),
+  create_time: timeField('create_time'),
+} satisfies Record<keyof MerchantRow, RowField>;
 
-/** A merchant row as JSON text, written by MySQL: the fields and order the page's SELECT gives. */
-const MERCHANT_JSON = `
-  SELECT CAST(CONCAT(
-    '{"id":', id, ',"name":', JSON_QUOTE(name), ',"address":', JSON_QUOTE(address),
-    ',"phone":', JSON_QUOTE(phone), ',"status":', status,
-    ',"create_time":"', ${isoTime('create_time')}, '"}') AS BINARY)
-  FROM merchants ORDER BY id`;
+const MERCHANT_COLUMNS = selectColumns(MERCHANT_FIELDS);
+const MERCHANT_JSON = `SELECT ${jsonColumn(MERCHANT_FIELDS)} FROM merchants ORDER BY id`;
 
-export function merchantRepository(db: Database, keys: IdempotencyRepository) {
+export function merchantRepository(db: PlatformDatabase, keys: IdempotencyRepository) {
   return {
     /** Every merchant in id order. */
     list(): ListReads<MerchantRow> {
@@ -25,7 +34,7 @@ export function merchantRepository(db: Database, keys: IdempotencyRepository) {
         page(page: Page) {
           const limit = limitClause(page);
           return db.select<MerchantRow>(
-            `SELECT id, name, address, phone, status, ${isoTime('create_time')} AS create_time FROM merchants ORDER BY id${limit.sql}`,
+            `SELECT ${MERCHANT_COLUMNS} FROM merchants ORDER BY id${limit.sql}`,
             limit.values,
           );
         },
@@ -43,15 +52,14 @@ export function merchantRepository(db: Database, keys: IdempotencyRepository) {
       return db.insert(
         'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
         [merchant.name, merchant.address, merchant.phone],
-        undefined,
         key && keys.keep([{ key, row: 0 }]),
       );
     },
 
-    /** Status 1; a 404 when no merchant has the id. */
+    /** Status 1; a NotFoundError when no merchant has the id. */
     async approve(id: number): Promise<void> {
       const found = (await db.update('UPDATE merchants SET status = 1 WHERE id = ?', [id])) > 0;
-      if (!found) throw new AppError(404, `merchant ${id} does not exist`);
+      if (!found) throw new NotFoundError('merchant', id);
     },
   };
 }

@@ -1,8 +1,14 @@
 import { z } from 'zod';
-import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
-import { requiredText } from '../http/fields.js';
-import { pageQuery, toPage } from '../http/list.js';
+import {
+  changedReply,
+  createdReply,
+  listReply,
+  rowId,
+  timestamp,
+} from '../api-docs/reply-schemas.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
+import { requiredText } from '../input/fields.js';
+import { pageQuery, toPage } from '../lists/list-query.js';
 import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 
 export const merchantListParams = z.object(pageQuery);
@@ -29,6 +35,8 @@ export const merchantRow = z.strictObject({
   status: z.literal([0, 1]).meta({ description: '0 = under review, 1 = approved' }),
   create_time: timestamp,
 });
+
+export type MerchantRow = z.output<typeof merchantRow>;
 
 export const merchantList = listReply(merchantRow);
 export const merchantAdded = createdReply(MERCHANT_ADDED);

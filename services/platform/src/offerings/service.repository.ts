@@ -1,33 +1,37 @@
-import { AppError } from '@svc/common';
-import type { z } from 'zod';
-import type { Database } from '../db/database.js';
-import { isoTime } from '../db/iso-time.js';
+import { NotFoundError } from '@svc/common';
+import { naming, type PlatformDatabase } from '../db/database.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
+import {
+  decimalField,
+  jsonColumn,
+  nullableTextField,
+  numberField,
+  type RowField,
+  selectColumns,
+  textField,
+  timeField,
+} from '../db/row-fields.js';
 import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
-import type { NewService, serviceRow } from './service.schema.js';
+import type { NewService, ServiceRow } from './service.schema.js';
 
-/** Price is the DECIMAL's text, as MySQL gives it ("150.00"). */
-type ServiceRow = z.output<typeof serviceRow>;
+/** A service row's fields, with its merchant's name, in the order the answers write them. */
+const SERVICE_FIELDS = {
+  id: numberField('s.id'),
+  merchant_id: numberField('s.merchant_id'),
+  name: textField('s.name'),
+  price: decimalField('s.price'),
+  category: textField('s.category'),
+  image_url: nullableTextField('s.image_url'),
+  stock: numberField('s.stock'),
+  status: numberField('s.status'),
+  create_time: timeField('s.create_time'),
+  merchant_name: nullableTextField('m.name'),
+} satisfies Record<keyof ServiceRow, RowField>;
 
-const SELECT_ROWS = `
-  SELECT s.id, s.merchant_id, s.name, s.price, s.category, s.image_url, s.stock, s.status,
-         ${isoTime('s.create_time')} AS create_time, m.name AS merchant_name
-  FROM services s LEFT JOIN merchants m ON m.id = s.merchant_id`;
-
-/**
- * A service row as JSON text, written by MySQL, so a whole list is sent as
- * read, never decoded and re-encoded (as the order list is): the same fields,
- * in the same order, as SELECT_ROWS gives JSON.stringify.
- */
-const SERVICE_JSON = `
-  SELECT CAST(CONCAT(
-    '{"id":', s.id, ',"merchant_id":', s.merchant_id, ',"name":', JSON_QUOTE(s.name),
-    ',"price":"', s.price, '","category":', JSON_QUOTE(s.category),
-    ',"image_url":', IFNULL(JSON_QUOTE(s.image_url), 'null'),
-    ',"stock":', s.stock, ',"status":', s.status,
-    ',"create_time":"', ${isoTime('s.create_time')},
-    '","merchant_name":', IFNULL(JSON_QUOTE(m.name), 'null'), '}') AS BINARY)
-  FROM services s LEFT JOIN merchants m ON m.id = s.merchant_id`;
+const FROM = 'FROM services s LEFT JOIN merchants m ON m.id = s.merchant_id';
+const SELECT_ROWS = `SELECT ${selectColumns(SERVICE_FIELDS)} ${FROM}`;
+/** The rows as JSON text written by MySQL, so a whole list is sent as read. */
+const SELECT_JSON = `SELECT ${jsonColumn(SERVICE_FIELDS)} ${FROM}`;
 
 /**
  * `=` on a PAD SPACE collation (utf8mb4_bin included) ignores trailing spaces,
@@ -42,13 +46,13 @@ function where(category: string | undefined) {
       };
 }
 
-export function serviceRepository(db: Database, keys: IdempotencyRepository) {
+export function serviceRepository(db: PlatformDatabase, keys: IdempotencyRepository) {
   return {
     /** Every service of the category (or of all) in id order, with its merchant's name. */
     list(category: string | undefined): ListReads<ServiceRow> {
       const filter = where(category);
       return {
-        all: () => db.selectJson(`${SERVICE_JSON}${filter.sql} ORDER BY s.id`, filter.values),
+        all: () => db.selectJson(`${SELECT_JSON}${filter.sql} ORDER BY s.id`, filter.values),
         page(page: Page) {
           const limit = limitClause(page);
           return db.select<ServiceRow>(`${SELECT_ROWS}${filter.sql} ORDER BY s.id${limit.sql}`, [
@@ -66,29 +70,35 @@ export function serviceRepository(db: Database, keys: IdempotencyRepository) {
       };
     },
 
-    /** With `key`, the request's Idempotency-Key is kept in the same transaction. */
-    insert(service: NewService, key?: RequestKey): Promise<number> {
-      return db.insert(
-        `INSERT INTO services (merchant_id, name, price, category, image_url, stock)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-        [
-          service.merchant_id,
-          service.name,
-          service.price,
-          service.category,
-          service.image_url,
-          service.stock,
-        ],
-        `merchant ${service.merchant_id} does not exist`,
-        key && keys.keep([{ key, row: 0 }]),
-      );
+    /**
+     * With `key`, the request's Idempotency-Key is kept in the same
+     * transaction. A merchant id no row has is a MissingReferenceError naming it.
+     */
+    async insert(service: NewService, key?: RequestKey): Promise<number> {
+      try {
+        return await db.insert(
+          `INSERT INTO services (merchant_id, name, price, category, image_url, stock)
+           VALUES (?, ?, ?, ?, ?, ?)`,
+          [
+            service.merchant_id,
+            service.name,
+            service.price,
+            service.category,
+            service.image_url,
+            service.stock,
+          ],
+          key && keys.keep([{ key, row: 0 }]),
+        );
+      } catch (err) {
+        throw naming(err, 'merchant', service.merchant_id);
+      }
     },
 
-    /** On the shelf (1) or off it (0); a 404 when no service has the id. */
+    /** On the shelf (1) or off it (0); a NotFoundError when no service has the id. */
     async setStatus(id: number, status: 0 | 1): Promise<void> {
       const found =
         (await db.update('UPDATE services SET status = ? WHERE id = ?', [status, id])) > 0;
-      if (!found) throw new AppError(404, `service ${id} does not exist`);
+      if (!found) throw new NotFoundError('service', id);
     },
   };
 }

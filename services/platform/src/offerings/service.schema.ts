@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
+import {
+  changedReply,
+  createdReply,
+  listReply,
+  rowId,
+  timestamp,
+} from '../api-docs/reply-schemas.js';
+import { NOT_AN_OBJECT } from '../http/messages.js';
 import {
   INT_MAX,
   Invalid,
@@ -9,9 +16,8 @@ import {
   requiredText,
   rule,
   stockField,
-} from '../http/fields.js';
-import { pageQuery, toPage } from '../http/list.js';
-import { NOT_AN_OBJECT } from '../http/messages.js';
+} from '../input/fields.js';
+import { pageQuery, toPage } from '../lists/list-query.js';
 import { SERVICE_ADDED, SERVICE_PUBLISHED, SERVICE_UNPUBLISHED } from './service.messages.js';
 
 /** Absent, empty and `all` mean every category. */
@@ -72,6 +78,9 @@ export const serviceRow = z.strictObject({
     .nullable()
     .meta({ description: "the merchant's name; null without one" }),
 });
+
+/** Price is the DECIMAL's text, as MySQL gives it ("150.00"). */
+export type ServiceRow = z.output<typeof serviceRow>;
 
 export const serviceList = listReply(serviceRow);
 export const serviceAdded = createdReply(SERVICE_ADDED);

@@ -1,157 +1,24 @@
-import { type Request, type Response, Router } from 'express';
-import { z } from 'zod';
-import { errorEnvelope, messageBody, msgBody, msgEnvelope } from '../http/envelopes.js';
-import { failsIn, onlyGet, onlyPost, onlyPut } from '../http/errors.js';
-import { pathId } from '../http/fields.js';
-import { jsonBody, parseInput } from '../http/input.js';
-import { pageHeaders, sendList } from '../http/list.js';
-import { LIST_FAILED, LISTED, NOT_JSON_TYPE } from '../http/messages.js';
-import type { RouteDoc } from '../http/route-doc.js';
+import { Router } from 'express';
+import { onlyGet, onlyPost, onlyPut } from '../http/errors.js';
 import type { RouterDeps } from '../http/router-deps.js';
-import {
-  ORDER_COMPLETED,
-  ORDER_CREATE_FAILED,
-  ORDER_CREATED,
-  ORDER_NOT_FOUND,
-} from './order.messages.js';
+import { orderHandlers } from './order.handlers.js';
 import type { OrderRepository } from './order.repository.js';
-import {
-  newOrder,
-  orderCompleted,
-  orderCreated,
-  orderList,
-  orderListParams,
-  orderListQuery,
-} from './order.schema.js';
-import { sendWalkPage } from './order-walk.js';
-
-const listFailure = errorEnvelope(LIST_FAILED);
-const createFailure = errorEnvelope(ORDER_CREATE_FAILED);
-const completeFailure = msgEnvelope(ORDER_NOT_FOUND);
-const tags = ['orders'];
-
-const listDoc = (path: string, summary: string): RouteDoc => ({
-  method: 'get',
-  path,
-  summary,
-  tags,
-  admin: true,
-  query: orderListParams,
-  reply: orderList,
-  replyExample: {
-    code: 200,
-    message: LISTED,
-    data: [
-      {
-        id: 1,
-        service_id: 1,
-        user_name: '李四',
-        user_phone: '13912345678',
-        create_time: '2026-11-22T19:15:04.000Z',
-        status: 0,
-        server_name: '日常保洁',
-        service_name: '日常保洁',
-        price: '150.00',
-        merchant_name: '张三家政',
-      },
-    ],
-  },
-  replyHeaders: {
-    ...pageHeaders,
-    'X-Next-Cursor': {
-      description:
-        'with pageSize and no page, or with cursor, unless this is the last page: the cursor of the next page (send it as `cursor`); pages reached by a cursor carry no X-Total-Count',
-      schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
-      required: false,
-    },
-    Link: {
-      description: 'with X-Next-Cursor: `<the same list with cursor=…>; rel="next"` (RFC 8288)',
-      schema: z.string(),
-      required: false,
-    },
-  },
-  wholeList: true,
-  failure: listFailure,
-  failureTexts: { 400: 'status must be 0, 1 or 2', 500: 'storage is unavailable' },
-});
-
-const createDoc = (path: string, summary: string): RouteDoc => ({
-  method: 'post',
-  path,
-  summary,
-  tags,
-  body: newOrder,
-  bodyExample: { service_id: 1, user_name: '李四', user_phone: '13912345678' },
-  idempotent: true,
-  reply: orderCreated,
-  replyExample: { code: 200, message: ORDER_CREATED, data: { id: 1 } },
-  failure: createFailure,
-  failureTexts: {
-    400: 'request body is not valid JSON',
-    415: NOT_JSON_TYPE,
-    500: 'service 42 does not exist',
-  },
-});
 
 /**
- * Each route as the API document shows it. The administrator client calls the
- * paths without /api, and /add for create.
+ * The order routes: method, path, middleware, handler (documented in
+ * order.docs.ts). The administrator client calls the paths without /api, and
+ * /add for create.
  */
-export const orderDocs: RouteDoc[] = [
-  listDoc('/api/order/list', 'Orders, newest first, optionally of one status'),
-  listDoc('/order/list', 'The same as GET /api/order/list, for the administrator client'),
-  createDoc('/api/order/create', 'Create an order (status 0); the stock stays'),
-  createDoc('/api/order/add', 'The same as POST /api/order/create, for the existing clients'),
-  createDoc('/order/add', 'The same as POST /api/order/create, for the administrator client'),
-  {
-    method: 'put',
-    path: '/api/order/complete/:id',
-    summary: 'Complete an order (status 1); completing a completed order answers 200',
-    tags,
-    admin: true,
-    params: z.object({ id: pathId }),
-    reply: orderCompleted,
-    replyExample: { code: 200, msg: ORDER_COMPLETED },
-    failure: completeFailure,
-    failureTexts: {
-      400: 'id must be a positive integer',
-      404: 'order 999 does not exist',
-      500: 'storage is unavailable',
-    },
-  },
-];
-
-export function orderRouter(
-  orders: OrderRepository,
-  { wholeLists, json, adminOnly, createOnce }: RouterDeps,
-): Router {
-  async function list(req: Request, res: Response) {
-    const query = parseInput(orderListQuery, req.query);
-    if (query.walk) await sendWalkPage(req, res, orders, query.status, query.walk);
-    else await sendList(res, orders.list(query.status), wholeLists, query.page);
-  }
-
-  async function create(req: Request, res: Response) {
-    const order = parseInput(newOrder, jsonBody(req));
-    const id = await createOnce(req, res, 'order', order, orders.insert);
-    res.json(messageBody(200, ORDER_CREATED, { id }));
-  }
-
-  async function complete(req: Request, res: Response) {
-    await orders.complete(parseInput(pathId, req.params.id));
-    res.json(msgBody(200, ORDER_COMPLETED));
-  }
-
+export function orderRouter(orders: OrderRepository, deps: RouterDeps): Router {
+  const { list, create, complete } = orderHandlers(orders, deps);
+  const { json, adminOnly } = deps;
   const router = Router();
   // Order create first: the customer apps' busiest route meets no other path on its way.
-  router.route('/api/order/create').post(json, create, failsIn(createFailure)).all(onlyPost);
-  router.route('/api/order/add').post(json, create, failsIn(createFailure)).all(onlyPost);
-  router.route('/order/add').post(json, create, failsIn(createFailure)).all(onlyPost);
-  router.route('/api/order/list').get(adminOnly, json, list, failsIn(listFailure)).all(onlyGet);
-  router.route('/order/list').get(adminOnly, json, list, failsIn(listFailure)).all(onlyGet);
-  router
-    .route('/api/order/complete/:id')
-    .put(adminOnly, json, complete, failsIn(completeFailure))
-    .all(onlyPut);
+  router.route('/api/order/create').post(json, create).all(onlyPost);
+  router.route('/api/order/add').post(json, create).all(onlyPost);
+  router.route('/order/add').post(json, create).all(onlyPost);
+  router.route('/api/order/list').get(adminOnly, json, list).all(onlyGet);
+  router.route('/order/list').get(adminOnly, json, list).all(onlyGet);
+  router.route('/api/order/complete/:id').put(adminOnly, json, complete).all(onlyPut);
   return router;
 }

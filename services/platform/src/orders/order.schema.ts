@@ -1,8 +1,14 @@
 import { z } from 'zod';
-import { changedReply, createdReply, listReply, rowId, timestamp } from '../http/envelopes.js';
-import { Invalid, idField, isBlank, requiredText, rule } from '../http/fields.js';
-import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../http/list.js';
+import {
+  changedReply,
+  createdReply,
+  listReply,
+  rowId,
+  timestamp,
+} from '../api-docs/reply-schemas.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
+import { Invalid, idField, isBlank, requiredText, rule } from '../input/fields.js';
+import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../lists/list-query.js';
 import {
   CURSOR_MALFORMED,
   CURSOR_WITH_PAGE,
@@ -92,6 +98,8 @@ export const orderRow = z.strictObject({
     .meta({ description: "the service's current price, DECIMAL(10,2) as MySQL gives it" }),
   merchant_name: z.string().nullable(),
 });
+
+export type OrderRow = z.output<typeof orderRow>;
 
 export const orderList = listReply(orderRow);
 export const orderCreated = createdReply(ORDER_CREATED);

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { LISTED, METHOD_NOT_ALLOWED, NOT_FOUND } from '../http/messages.js';
+import { INT_MAX } from '../input/fields.js';
+
+/** Zod schemas of the spec's success bodies, for the API document and its tests. */
+
+/** An INT AUTO_INCREMENT key, or a reference to one. */
+export const rowId = z.int().min(1).max(INT_MAX);
+
+/** A TIMESTAMP as the lists write it (see db/row-fields.ts). */
+export const timestamp = z.iso.datetime().meta({
+  description: 'insertion time, ISO 8601 in UTC',
+  examples: ['2026-11-22T19:15:04.000Z'],
+});
+
+/** `{ code: 200, message: '获取成功', data: [rows] }` */
+export const listReply = (row: z.ZodType) =>
+  z.strictObject({ code: z.literal(200), message: z.literal(LISTED), data: z.array(row) });
+
+/** `{ code: 200, message, data: { id } }` for a created row. */
+export const createdReply = (message: string) =>
+  z.strictObject({
+    code: z.literal(200),
+    message: z.literal(message),
+    data: z.strictObject({ id: rowId }),
+  });
+
+/** `{ code: 200, msg }` for a status change. */
+export const changedReply = (msg: string) =>
+  z.strictObject({ code: z.literal(200), msg: z.literal(msg) });
+
+/** Every path no route answers: HTTP 404. */
+export const notFoundBody = z.strictObject({
+  code: z.literal(404),
+  message: z.literal(NOT_FOUND),
+});
+
+/** A known path asked with another method: HTTP 405. */
+export const methodNotAllowedBody = z.strictObject({
+  code: z.literal(405),
+  message: z.literal(METHOD_NOT_ALLOWED),
+});
+
+/** The header of a page; without page and pageSize the whole list comes back and no header. */
+export const pageHeaders = {
+  'X-Total-Count': {
+    description:
+      'with page or pageSize: the number of rows in the whole list (for an order list of 10,000 rows or more, as counted up to a second before)',
+    schema: z.int().min(0),
+    required: false,
+  },
+};

@@ -1,0 +1,144 @@
+import type { OperationDoc, ResponseDoc } from '@svc/common';
+import { z } from 'zod';
+import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, METHOD_NOT_ALLOWED } from '../http/messages.js';
+import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
+import type { DocumentedFailure, FailureCode } from './failure-envelopes.js';
+import { methodNotAllowedBody } from './reply-schemas.js';
+
+/**
+ * A spec route as the API document shows it, in its resource's `*.docs.ts`:
+ * the schemas are the ones its handler parses with and its answers fit, and
+ * `failure` is the envelope the service's error middleware answers its
+ * failures in.
+ */
+export interface RouteDoc {
+  method: 'get' | 'post' | 'put';
+  path: string;
+  summary: string;
+  tags: string[];
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  bodyExample?: unknown;
+  /** The success body. */
+  reply: z.ZodType;
+  replyExample: unknown;
+  /** Headers of the success answer. */
+  replyHeaders?: ResponseDoc['headers'];
+  failure: DocumentedFailure;
+  /** Failure texts shown as examples, by code. */
+  failureTexts: Partial<Record<FailureCode | 404, string>>;
+  /** Takes the administrator token while PLATFORM_ADMIN_TOKEN is set. */
+  admin?: true;
+  /** A list whose unpaged form takes a LIST_CONCURRENCY slot, so it may answer 503. */
+  wholeList?: true;
+  /** A create that takes an Idempotency-Key, so it may answer 409 and 422. */
+  idempotent?: true;
+}
+
+const FAILURE_CODES: readonly FailureCode[] = [400, 413, 415, 500];
+const ADMIN_FAILURE_CODES: readonly FailureCode[] = [400, 401, 413, 415, 500];
+
+/** The security scheme of the administrator routes, as openapi.ts declares it. */
+export const ADMIN_TOKEN_SCHEME = 'adminToken';
+
+const ADMIN_NOTE =
+  'An administrator route: while the service runs with PLATFORM_ADMIN_TOKEN set, it takes `Authorization: Bearer <PLATFORM_ADMIN_TOKEN>` and answers code 401 (`administrator token required`, at HTTP 200) without it. With the variable unset it is open, as the spec has it.';
+
+/** The route as an OpenAPI operation: every outcome at HTTP 200, and the 405 of its path. */
+export function operationDoc(route: RouteDoc): OperationDoc {
+  const { failure, reply, replyExample, admin } = route;
+  const failureTexts = admin
+    ? { ...route.failureTexts, 401: ADMIN_TOKEN_REQUIRED }
+    : route.failureTexts;
+  const failures = Object.entries(failureTexts).map(([code, text]) =>
+    failure.body(Number(code), text),
+  );
+  const operation: OperationDoc = {
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    tags: route.tags,
+    params: route.params,
+    query: route.query,
+    body: route.body,
+    bodyExample: route.bodyExample,
+    responses: {
+      200: {
+        description:
+          'Every outcome answers HTTP 200; the body code tells them apart: 200 with the reply, else the failure body',
+        schema: z.union([
+          reply.meta({ examples: [replyExample] }),
+          failure.schema(admin ? ADMIN_FAILURE_CODES : FAILURE_CODES).meta({ examples: failures }),
+        ]),
+        example: replyExample,
+        headers: route.replyHeaders,
+      },
+      405: {
+        description: 'The path asked with another method; Allow names the methods it takes',
+        schema: methodNotAllowedBody,
+        example: { code: 405, message: METHOD_NOT_ALLOWED },
+        headers: { Allow: { description: "the path's methods", schema: z.string() } },
+      },
+    },
+  };
+  if (admin) {
+    operation.description = ADMIN_NOTE;
+    operation.security = [{ [ADMIN_TOKEN_SCHEME]: [] }];
+  }
+  if (route.wholeList) operation.responses[503] = wholeListBusy(failure);
+  if (route.idempotent) keyed(operation, failure);
+  return operation;
+}
+
+const IDEMPOTENCY_NOTE =
+  'Send an `Idempotency-Key` (one per create attempt, the same on each retry of it) to make the create safe to retry: a retry with the same key and body answers as the first did, with `Idempotent-Replayed: true`, and writes nothing.';
+
+/** The Idempotency-Key of a create: the header it takes and the answers it adds. */
+function keyed(operation: OperationDoc, failure: DocumentedFailure): void {
+  operation.description = [operation.description, IDEMPOTENCY_NOTE].filter(Boolean).join('\n\n');
+  operation.headers = z.object({
+    'Idempotency-Key': z
+      .string()
+      .regex(/^(?:[!-~]{1,255}|"[!#-[\]-~]{1,255}")$/)
+      .optional()
+      .meta({
+        description:
+          'Optional. 1 to 255 visible ASCII characters, or the same in double quotes (without `"` and `\\` inside). The key of this create: kept with the row it writes for IDEMPOTENCY_TTL_SECONDS (a day by default). A malformed key is code 400.',
+      }),
+  });
+  const success = operation.responses[200] as ResponseDoc;
+  success.headers = {
+    ...success.headers,
+    'Idempotent-Replayed': {
+      description:
+        '`true` when the answer is the one kept for the Idempotency-Key: nothing new was written',
+      schema: z.literal('true'),
+      required: false,
+    },
+  };
+  operation.responses[409] = {
+    description:
+      'The first request with this Idempotency-Key is still being carried out: nothing written; try again after Retry-After seconds',
+    schema: failure.schema([409]),
+    example: failure.body(409, KEY_IN_FLIGHT),
+    headers: { 'Retry-After': { description: 'seconds to wait', schema: z.string() } },
+  };
+  operation.responses[422] = {
+    description:
+      'The Idempotency-Key was used with a different request body: nothing written. Use a new key for a new request',
+    schema: failure.schema([422]),
+    example: failure.body(422, KEY_REUSED),
+  };
+}
+
+/** The 503 of a whole list that found no LIST_CONCURRENCY slot free in time. */
+function wholeListBusy(failure: DocumentedFailure): ResponseDoc {
+  return {
+    description:
+      'Without page or pageSize, when LIST_CONCURRENCY whole lists of this route are being read and each has waited a second on a client that takes nothing (or the request has waited 30 s): try again after Retry-After seconds',
+    schema: failure.schema([503]),
+    example: failure.body(503, LISTS_BUSY),
+    headers: { 'Retry-After': { description: 'seconds to wait', schema: z.string() } },
+  };
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
+import { pageHeaders } from '../api-docs/reply-schemas.js';
+import type { RouteDoc } from '../api-docs/route-doc.js';
+import { LIST_FAILED, LISTED } from '../http/messages.js';
+import { pathId } from '../input/fields.js';
+import {
+  MERCHANT_ADD_FAILED,
+  MERCHANT_ADDED,
+  MERCHANT_APPROVED,
+  MERCHANT_NOT_FOUND,
+} from './merchant.messages.js';
+import {
+  merchantAdded,
+  merchantApproved,
+  merchantList,
+  merchantListParams,
+  newMerchant,
+} from './merchant.schema.js';
+
+const listFailure = errorEnvelope(LIST_FAILED);
+const addFailure = dataEnvelope(MERCHANT_ADD_FAILED);
+const approveFailure = msgEnvelope(MERCHANT_NOT_FOUND);
+const tags = ['merchants'];
+
+/** Each route as the API document shows it. */
+export const merchantDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/merchant/list',
+    summary: 'Every merchant in id order, or one page of them',
+    tags,
+    query: merchantListParams,
+    reply: merchantList,
+    replyExample: {
+      code: 200,
+      message: LISTED,
+      data: [
+        {
+          id: 1,
+          name: '张三家政',
+          address: '北京市朝阳区1号',
+          phone: '13800138000',
+          status: 0,
+          create_time: '2026-11-22T19:15:04.000Z',
+        },
+      ],
+    },
+    replyHeaders: pageHeaders,
+    wholeList: true,
+    failure: listFailure,
+    failureTexts: { 400: 'page must be a positive integer', 500: 'storage is unavailable' },
+  },
+  {
+    method: 'post',
+    path: '/api/merchant/add',
+    summary: 'Add a merchant, under review (status 0)',
+    tags,
+    admin: true,
+    body: newMerchant,
+    bodyExample: { name: '张三家政', address: '北京市朝阳区1号', phone: '13800138000' },
+    idempotent: true,
+    reply: merchantAdded,
+    replyExample: { code: 200, message: MERCHANT_ADDED, data: { id: 1 } },
+    failure: addFailure,
+    failureTexts: { 400: 'name is required; phone is required', 500: 'storage is unavailable' },
+  },
+  {
+    method: 'put',
+    path: '/api/merchant/approve/:id',
+    summary: 'Approve a merchant (status 1)',
+    tags,
+    admin: true,
+    params: z.object({ id: pathId }),
+    reply: merchantApproved,
+    replyExample: { code: 200, msg: MERCHANT_APPROVED },
+    failure: approveFailure,
+    failureTexts: {
+      400: 'id must be a positive integer',
+      404: 'merchant 999 does not exist',
+      500: 'storage is unavailable',
+    },
+  },
+];

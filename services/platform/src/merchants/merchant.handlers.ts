@@ -1,0 +1,33 @@
+import type { Request, Response } from 'express';
+import { messageBody, msgBody } from '../http/envelopes.js';
+import type { RouterDeps } from '../http/router-deps.js';
+import { pathId } from '../input/fields.js';
+import { jsonBody, parseInput } from '../input/parse.js';
+import { sendList } from '../lists/send-list.js';
+import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
+import type { MerchantRepository } from './merchant.repository.js';
+import { merchantListQuery, newMerchant } from './merchant.schema.js';
+
+/** Each route's work: parse the input, call the repository, answer; a failure is thrown. */
+export function merchantHandlers(
+  merchants: MerchantRepository,
+  { wholeLists, createOnce }: RouterDeps,
+) {
+  return {
+    async list(req: Request, res: Response) {
+      const page = parseInput(merchantListQuery, req.query);
+      await sendList(res, merchants.list(), wholeLists, page);
+    },
+
+    async add(req: Request, res: Response) {
+      const merchant = parseInput(newMerchant, jsonBody(req));
+      const id = await createOnce(req, res, 'merchant', merchant, merchants.insert);
+      res.json(messageBody(200, MERCHANT_ADDED, { id }));
+    },
+
+    async approve(req: Request, res: Response) {
+      await merchants.approve(parseInput(pathId, req.params.id));
+      res.json(msgBody(200, MERCHANT_APPROVED));
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
+import { pageHeaders } from '../api-docs/reply-schemas.js';
+import type { RouteDoc } from '../api-docs/route-doc.js';
+import { LIST_FAILED, LISTED } from '../http/messages.js';
+import { pathId } from '../input/fields.js';
+import {
+  SERVICE_ADD_FAILED,
+  SERVICE_ADDED,
+  SERVICE_NOT_FOUND,
+  SERVICE_PUBLISHED,
+  SERVICE_UNPUBLISHED,
+} from './service.messages.js';
+import {
+  newService,
+  serviceAdded,
+  serviceList,
+  serviceListParams,
+  servicePublished,
+  serviceUnpublished,
+} from './service.schema.js';
+
+const listFailure = errorEnvelope(LIST_FAILED);
+const addFailure = dataEnvelope(SERVICE_ADD_FAILED);
+const shelveFailure = msgEnvelope(SERVICE_NOT_FOUND);
+const tags = ['services'];
+
+const shelveDoc = (path: string, summary: string, reply: z.ZodType, msg: string): RouteDoc => ({
+  method: 'put',
+  path,
+  summary,
+  tags,
+  admin: true,
+  params: z.object({ id: pathId }),
+  reply,
+  replyExample: { code: 200, msg },
+  failure: shelveFailure,
+  failureTexts: {
+    400: 'id must be a positive integer',
+    404: 'service 999 does not exist',
+    500: 'storage is unavailable',
+  },
+});
+
+/** Each route as the API document shows it. */
+export const serviceDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/service/list',
+    summary: 'Every service in id order, off-shelf ones included, with its merchant name',
+    tags,
+    query: serviceListParams,
+    reply: serviceList,
+    replyExample: {
+      code: 200,
+      message: LISTED,
+      data: [
+        {
+          id: 1,
+          merchant_id: 1,
+          name: '日常保洁',
+          price: '150.00',
+          category: '保洁',
+          image_url: 'https://img.example/clean.png',
+          stock: 5,
+          status: 0,
+          create_time: '2026-11-22T19:15:04.000Z',
+          merchant_name: '张三家政',
+        },
+      ],
+    },
+    replyHeaders: pageHeaders,
+    wholeList: true,
+    failure: listFailure,
+    failureTexts: {
+      400: 'pageSize must be an integer from 1 to 100',
+      500: 'storage is unavailable',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/service/add',
+    summary: 'Add a service for a merchant, off the shelf (status 0)',
+    tags,
+    admin: true,
+    body: newService,
+    bodyExample: {
+      merchant_id: 1,
+      name: '日常保洁',
+      price: 150,
+      category: '保洁',
+      image_url: 'https://img.example/clean.png',
+      stock: 5,
+    },
+    idempotent: true,
+    reply: serviceAdded,
+    replyExample: { code: 200, message: SERVICE_ADDED, data: { id: 1 } },
+    failure: addFailure,
+    failureTexts: {
+      400: 'price must be a non-negative number with at most 2 decimals',
+      500: 'merchant 42 does not exist',
+    },
+  },
+  shelveDoc(
+    '/api/service/publish/:id',
+    'Put a service on the shelf (status 1)',
+    servicePublished,
+    SERVICE_PUBLISHED,
+  ),
+  shelveDoc(
+    '/api/service/unpublish/:id',
+    'Take a service off the shelf (status 0)',
+    serviceUnpublished,
+    SERVICE_UNPUBLISHED,
+  ),
+];

@@ -1,0 +1,34 @@
+import type { Request, Response } from 'express';
+import { messageBody, msgBody } from '../http/envelopes.js';
+import type { RouterDeps } from '../http/router-deps.js';
+import { pathId } from '../input/fields.js';
+import { jsonBody, parseInput } from '../input/parse.js';
+import { sendList } from '../lists/send-list.js';
+import { SERVICE_ADDED } from './service.messages.js';
+import type { ServiceRepository } from './service.repository.js';
+import { newService, serviceListQuery } from './service.schema.js';
+
+/** Each route's work: parse the input, call the repository, answer; a failure is thrown. */
+export function serviceHandlers(
+  services: ServiceRepository,
+  { wholeLists, createOnce }: RouterDeps,
+) {
+  return {
+    async list(req: Request, res: Response) {
+      const { category, page } = parseInput(serviceListQuery, req.query);
+      await sendList(res, services.list(category), wholeLists, page);
+    },
+
+    async add(req: Request, res: Response) {
+      const service = parseInput(newService, jsonBody(req));
+      const id = await createOnce(req, res, 'service', service, services.insert);
+      res.json(messageBody(200, SERVICE_ADDED, { id }));
+    },
+
+    /** Publish (status 1) or unpublish (status 0), answering `done`. */
+    shelve: (status: 0 | 1, done: string) => async (req: Request, res: Response) => {
+      await services.setStatus(parseInput(pathId, req.params.id), status);
+      res.json(msgBody(200, done));
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { Request, Response } from 'express';
+import { messageBody, msgBody } from '../http/envelopes.js';
+import type { RouterDeps } from '../http/router-deps.js';
+import { pathId } from '../input/fields.js';
+import { jsonBody, parseInput } from '../input/parse.js';
+import { sendList } from '../lists/send-list.js';
+import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
+import type { OrderRepository } from './order.repository.js';
+import { newOrder, orderListQuery } from './order.schema.js';
+import { sendWalkPage } from './order-walk.js';
+
+/** Each route's work: parse the input, call the repository, answer; a failure is thrown. */
+export function orderHandlers(orders: OrderRepository, { wholeLists, createOnce }: RouterDeps) {
+  return {
+    /** A whole list or a numbered page (lists/send-list.ts), or a page of a walk by cursor. */
+    async list(req: Request, res: Response) {
+      const query = parseInput(orderListQuery, req.query);
+      if (query.walk) await sendWalkPage(req, res, orders, query.status, query.walk);
+      else await sendList(res, orders.list(query.status), wholeLists, query.page);
+    },
+
+    async create(req: Request, res: Response) {
+      const order = parseInput(newOrder, jsonBody(req));
+      const id = await createOnce(req, res, 'order', order, orders.insert);
+      res.json(messageBody(200, ORDER_CREATED, { id }));
+    },
+
+    async complete(req: Request, res: Response) {
+      await orders.complete(parseInput(pathId, req.params.id));
+      res.json(msgBody(200, ORDER_COMPLETED));
+    },
+  };
+}
