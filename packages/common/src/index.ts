@@ -33,12 +33,7 @@ export {
   type ResultSetHeader,
   type RowDataPacket,
 } from './mysql-settings.js';
-export {
-  isMysqlUnavailable,
-  queryTimedOut,
-  queryWithin,
-  type Statement,
-} from './mysql-statements.js';
+export { queryTimedOut, type Statement } from './mysql-statements.js';
 export {
   buildOpenApi,
   type OpenApiDocument,
