@@ -31,34 +31,95 @@ const tracked = (dir: string) =>
     .filter((path) => path.endsWith('.ts') && existsSync(join(root, path)));
 
 describe('docs/ARCHITECTURE.md', () => {
-  it('walks order complete through files that exist and hold what the walk says', () => {
+  it('walks order complete from the router to the driver call, file by file', () => {
     const walk = section('One platform route');
-    const files = filesOf(walk, 'platform');
-    expect(files).toEqual([
-      'services/platform/src/app.ts',
+    expect(filesOf(walk, 'platform')).toEqual([
       'services/platform/src/orders/order.router.ts',
+      'services/platform/src/app.ts',
+      'services/platform/src/orders/order.handlers.ts',
       'services/platform/src/orders/order.repository.ts',
+      'services/platform/src/db/database.ts',
+      'services/platform/src/http/errors.ts',
     ]);
-    expect(compact(files[0] as string)).toContain(
-      'constorders=orderRepository(db,keys,{insertConcurrency:deps.insertConcurrency});',
-    );
-    expect(compact(files[0] as string)).toContain('orderRouter(orders,routerDeps())');
-    expect(compact(files[1] as string)).toContain(
+    expect(walk).toContain('`packages/common/src/mysql-database.ts`');
+    expect(walk).toContain('`packages/common/src/mysql-statements.ts`');
+    expect(compact('services/platform/src/orders/order.router.ts')).toContain(
       ".route('/api/order/complete/:id').put(adminOnly,json,complete).all(onlyPut)",
     );
-    expect(read(files[2] as string)).toContain('UPDATE orders SET status = 1 WHERE id = ?');
-    expect(read(files[2] as string)).toContain("throw new NotFoundError('order', id)");
+    expect(compact('services/platform/src/app.ts')).toContain('orderRouter(orders,routerDeps())');
+    expect(compact('services/platform/src/orders/order.handlers.ts')).toContain(
+      'awaitorders.complete(parseInput(pathId,req.params.id));',
+    );
+    const repository = read('services/platform/src/orders/order.repository.ts');
+    expect(repository).toContain("db.update('UPDATE orders SET status = 1 WHERE id = ?', [id])");
+    expect(repository).toContain("throw new NotFoundError('order', id)");
+    expect(compact('services/platform/src/db/database.ts')).toContain(
+      'return(awaitdb.write(sql,values)).affectedRows;',
+    );
+    expect(compact('packages/common/src/mysql-database.ts')).toContain(
+      'mapped(queryWithin<ResultSetHeader>(pool,queryTimeoutMs,sql,values,{prepared:true}))',
+    );
+    expect(read('packages/common/src/mysql-statements.ts')).toContain(
+      'if (prepared) conn.execute({ sql, values, rowsAsArray }, done);',
+    );
   });
 
   it('walks login through files that exist and hold what the walk says', () => {
-    const files = filesOf(section('One auth route'), 'auth');
+    const walk = section('One auth route');
+    const files = filesOf(walk, 'auth');
+    expect(files.slice(0, 2)).toEqual([
+      'services/auth/src/users/user.router.ts',
+      'services/auth/src/app.ts',
+    ]);
     for (const file of files) expect(existsSync(join(root, file)), file).toBe(true);
+    expect(files).toContain('services/auth/src/sessions/session.repository.ts');
     expect(compact('services/auth/src/users/user.router.ts')).toContain(
       "router.post('/api/user/login',json,handlers.login)",
     );
     expect(read('services/auth/src/users/user.repository.ts')).toContain(
       'SELECT id, username, password, roles FROM users WHERE username = ?',
     );
+    expect(walk).toContain('`packages/session-guard/src/session-store.ts`');
+    expect(read('services/auth/src/sessions/session.repository.ts')).toContain(
+      'fromRedis(store.create(',
+    );
+    expect(read('packages/session-guard/src/session-store.ts')).toContain('srandmember(index');
+  });
+
+  it('keeps the data layers free of HTTP: no import of http/ from db/, lists/ or a repository', () => {
+    const dataFiles = [
+      ...tracked('services/platform/src/db'),
+      ...tracked('services/platform/src').filter((file) => file.endsWith('.repository.ts')),
+      ...tracked('services/auth/src').filter((file) => file.endsWith('.repository.ts')),
+    ];
+    expect(dataFiles.length).toBeGreaterThan(5);
+    for (const file of dataFiles) {
+      expect(read(file), file).not.toMatch(/from '\.\.?\/(\.\.\/)?http\//);
+      expect(read(file), file).not.toMatch(/AppError|res\.status|Retry-After/);
+    }
+    for (const file of tracked('services/platform/src/http')) {
+      expect(read(file), file).not.toMatch(/from '\.\.\/db\//);
+    }
+  });
+
+  it('keeps every product file under 200 lines and mysql2 internals in one adapter', () => {
+    const product = [
+      'packages/common/src',
+      'packages/session-guard/src',
+      'services/auth/src',
+      'services/platform/src',
+    ];
+    for (const file of product.flatMap(tracked)) {
+      expect(read(file).split('\n').length, file).toBeLessThanOrEqual(201);
+    }
+    const internals = product
+      .flatMap(tracked)
+      .filter((file) =>
+        /_allConnections|_freeConnections|_connectionQueue|\.pool\.pool\b|pool\.pool\./.test(
+          read(file),
+        ),
+      );
+    expect(internals).toEqual(['packages/common/src/mysql-driver.ts']);
   });
 
   it('holds for the code: no state parked on res.locals, errors answered in http/errors.ts', () => {
