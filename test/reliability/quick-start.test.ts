@@ -11,6 +11,7 @@ import {
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import {
   createTestDatabase,
@@ -121,7 +122,11 @@ describe('./run start on a clean clone', () => {
   }, 120_000);
 
   afterAll(async () => {
-    current?.kill();
+    // The services run in process groups of their own: only the runner's Ctrl-C reaches them.
+    const stopped = current?.interrupt();
+    if (stopped && (await Promise.race([stopped, delay(20_000).then(() => 'late')])) === 'late') {
+      current?.kill();
+    }
     await current?.exited;
     await Promise.all(databases.map((db) => db.drop()));
     if (scratch) await rm(scratch, { recursive: true, force: true });
