@@ -7,7 +7,7 @@ import { freePort, managed, scratchDir, type TestServer } from './servers.js';
 const run = promisify(execFile);
 
 /** Creates the system tables of a new MariaDB in `datadir`: root with an empty password. */
-async function installMariaDb(datadir: string): Promise<void> {
+export async function installMariaDb(datadir: string): Promise<void> {
   await run('mariadb-install-db', [
     '--no-defaults',
     `--datadir=${datadir}`,
@@ -21,7 +21,7 @@ async function installMariaDb(datadir: string): Promise<void> {
  * A MariaDB (not yet started) on a loopback `port`, its data in `dir`/data, tuned
  * for tests rather than durability. `options` come last, so they can override.
  */
-function mariaDbServer(dir: string, port: number, options: string[] = []): TestServer {
+export function mariaDbServer(dir: string, port: number, options: string[] = []): TestServer {
   const args = [
     '--no-defaults',
     `--datadir=${join(dir, 'data')}`,
