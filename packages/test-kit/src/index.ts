@@ -1,4 +1,5 @@
 export { type CapturedLogs, captureLogs } from './capture-logs.js';
+export { type DelayProxy, startDelayProxy } from './delay-proxy.js';
 export { setupTestServers } from './global-setup.js';
 export { startMariaDbReplication, type TestMariaDbReplication } from './mariadb-replication.js';
 export { startMariaDbServer } from './mariadb-server.js';
