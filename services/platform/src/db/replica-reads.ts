@@ -1,0 +1,133 @@
+import {
+  createDatabase,
+  type Database,
+  destroyConnection,
+  type Pool,
+  StoreUnavailableError,
+  storeFailure,
+} from '@svc/common';
+import type { GtidStatements } from './gtid.js';
+import { type HeldConnection, statementOn } from './held-connection.js';
+import { sharedRead } from './shared-read.js';
+
+/** A replica that failed is tried again after this long, so it is back within 10 s of its return. */
+const DOWN_MS = 3000;
+
+interface Replica {
+  /** `host:port`, as MYSQL_REPLICA_HOSTS names it. */
+  name: string;
+  pool: Pool;
+}
+
+interface ReplicaReadOptions {
+  primary: Database;
+  /** A database on the primary of its own, for position reads: writes never queue ahead of them. */
+  positions: Database;
+  replicas: Replica[];
+  gtid: GtidStatements;
+  /** REPLICA_WAIT_MS */
+  waitMs: number;
+  queryTimeoutMs: number;
+}
+
+/** Where list reads went, since the start. */
+type ReadTargets = Record<'replica' | 'primary', number>;
+
+const isUnavailable = (err: unknown) => storeFailure(err) instanceof StoreUnavailableError;
+
+/**
+ * A Database whose reads run on a replica once it has applied every write the
+ * primary had logged when the read began, so a list shows every write any
+ * instance had answered before it arrived. The wait is bounded by `waitMs`;
+ * a replica still behind then, or down, leaves the read to the primary (or
+ * to the next replica, when down). With the primary down, reads go to a
+ * replica without waiting: there are no new writes to wait for.
+ */
+export function replicaReads(options: ReplicaReadOptions) {
+  const { primary, replicas, gtid, waitMs, queryTimeoutMs } = options;
+  const readPosition = sharedRead(async () => {
+    const [row] = await options.positions.select<{ position: string }>(gtid.position);
+    return row?.position ?? '';
+  });
+  const servers = replicas.map((replica) => createDatabase(replica.pool, queryTimeoutMs));
+  const downUntil = new Map<Database, number>();
+  const targets: ReadTargets = { replica: 0, primary: 0 };
+  let turn = 0;
+
+  /** The primary's position; undefined when the primary does not answer. */
+  async function position(): Promise<string | undefined> {
+    try {
+      return await readPosition();
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) return undefined;
+      throw err;
+    }
+  }
+
+  /** A connection of a replica up to `upTo` (any replica, when undefined); none when no replica is. */
+  async function replicaConnection(upTo: string | undefined): Promise<HeldConnection | undefined> {
+    turn = (turn + 1) % servers.length;
+    for (let i = 0; i < servers.length; i++) {
+      const replica = servers[(turn + i) % servers.length] as Database;
+      if ((downUntil.get(replica) ?? 0) > Date.now()) continue;
+      let conn: HeldConnection | undefined;
+      try {
+        conn = await replica.connection();
+        if (upTo === undefined) return conn;
+        const [reached] = await statementOn<{ code: number | null }[]>(
+          conn,
+          queryTimeoutMs,
+          gtid.wait,
+          [upTo, waitMs / 1000],
+        );
+        if (reached?.code === 0) return conn;
+        conn.release();
+        return undefined;
+      } catch (err) {
+        if (conn) destroyConnection(conn);
+        if (!isUnavailable(err)) throw storeFailure(err);
+        downUntil.set(replica, Date.now() + DOWN_MS);
+      }
+    }
+    return undefined;
+  }
+
+  /** A connection for one read, on a replica when one is up to date, else on the primary. */
+  async function readConnection(): Promise<HeldConnection | undefined> {
+    const conn = await replicaConnection(await position());
+    targets[conn ? 'replica' : 'primary']++;
+    return conn;
+  }
+
+  const reads: Database = {
+    async select<T>(
+      sql: string,
+      values: unknown[] = [],
+      selectOptions: { rowsAsArray?: boolean } = {},
+    ) {
+      const conn = await readConnection();
+      if (!conn) return primary.select<T>(sql, values, selectOptions);
+      try {
+        const rows = await statementOn<T[]>(
+          conn,
+          queryTimeoutMs,
+          sql,
+          values,
+          selectOptions.rowsAsArray,
+        );
+        conn.release();
+        return rows;
+      } catch (err) {
+        destroyConnection(conn);
+        throw storeFailure(err);
+      }
+    },
+    async connection() {
+      return (await readConnection()) ?? primary.connection();
+    },
+    write: primary.write,
+    transaction: primary.transaction,
+    connections: primary.connections,
+  };
+  return { reads, targets };
+}
