@@ -51,6 +51,12 @@ export function replicaReads(options: ReplicaReadOptions) {
   });
   const servers = replicas.map((replica) => createDatabase(replica.pool, queryTimeoutMs));
   const downUntil = new Map<Database, number>();
+  /**
+   * The last position each replica was seen to have applied: while the
+   * primary's stays the same (reads without writes between them), no wait is
+   * needed. A replica may restart from older data, so one that failed forgets it.
+   */
+  const reached = new Map<Database, string>();
   const targets: ReadTargets = { replica: 0, primary: 0 };
   let turn = 0;
 
@@ -87,6 +93,7 @@ export function replicaReads(options: ReplicaReadOptions) {
         if (conn) destroyConnection(conn);
         if (!isUnavailable(err)) throw storeFailure(err);
         downUntil.set(replica, Date.now() + DOWN_MS);
+        reached.delete(replica);
       }
     }
     return undefined;
