@@ -182,6 +182,9 @@ describe('list reads on a replica', () => {
         lagging.push(listed.ms);
       }
       const median = (ms: number[]) => ms.sort((a, b) => a - b)[ms.length >> 1] as number;
+      console.log(
+        `merchant list p50: ${median(healthy).toFixed(1)} ms on a replica that keeps up, ${median(lagging).toFixed(1)} ms on one that applies nothing (REPLICA_WAIT_MS=${WAIT_MS})`,
+      );
       expect(Math.min(...lagging)).toBeGreaterThanOrEqual(WAIT_MS);
       expect(median(lagging) - median(healthy)).toBeLessThan(WAIT_MS + 100);
       expect(await readsOn(reader, 'primary')).toBe(10);
@@ -255,11 +258,17 @@ describe('faults', () => {
   it('holds read-your-writes through a replica 20 ms away each way', async () => {
     proxy = await startDelayProxy({ target: replication.replica, delayMs: 20 });
     const [writer, reader] = await Promise.all([start(), start(proxy.port)]);
+    const took = [];
     for (let i = 0; i < 10; i++) {
       const added = await addMerchant(writer, `远端商户${i}`);
       const listed = await get(reader, '/api/merchant/list');
       expect(ids(listed)).toContain(added.body.data.id);
+      took.push(listed.ms);
     }
+    took.sort((a, b) => a - b);
+    console.log(
+      `merchant list p50 through the 20 ms proxy, right after a write: ${took[5]?.toFixed(1)} ms`,
+    );
     await replication.replicaCaughtUp();
     expect(ids(await get(reader, '/api/merchant/list'))).toEqual(await merchantIds());
     expect(await readsOn(reader, 'replica')).toBeGreaterThanOrEqual(5);
