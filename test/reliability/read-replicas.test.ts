@@ -223,6 +223,7 @@ describe('faults', () => {
       expect(Date.now() - back).toBeLessThan(10_000);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    console.log(`lists on the replica again ${Date.now() - back} ms after its restart`);
     reading = false;
     await reader;
     expect(failures).toEqual([]);
