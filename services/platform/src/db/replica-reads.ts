@@ -79,14 +79,17 @@ export function replicaReads(options: ReplicaReadOptions) {
       let conn: HeldConnection | undefined;
       try {
         conn = await replica.connection();
-        if (upTo === undefined) return conn;
-        const [reached] = await statementOn<{ code: number | null }[]>(
+        if (upTo === undefined || reached.get(replica) === upTo) return conn;
+        const [wait] = await statementOn<{ code: number | null }[]>(
           conn,
           queryTimeoutMs,
           gtid.wait,
           [upTo, waitMs / 1000],
         );
-        if (reached?.code === 0) return conn;
+        if (wait?.code === 0) {
+          reached.set(replica, upTo);
+          return conn;
+        }
         conn.release();
         return undefined;
       } catch (err) {
