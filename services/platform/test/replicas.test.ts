@@ -3,6 +3,7 @@ import { createTestDatabase, startMariaDbServer, type TestServer } from '@svc/te
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig } from '../src/config.js';
+import { replicaSet } from '../src/db/replica-set.js';
 import { sharedRead } from '../src/db/shared-read.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import { addMerchant, createRecordedApp, testLogs } from './support/test-app.js';
@@ -110,6 +111,30 @@ describe('lists without replicas', () => {
     const [[row]] = await pool.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_select'");
     return Number(row?.Value);
   };
+
+  it('refuses replicas of a primary that logs no GTIDs, naming the variable and the fix', async () => {
+    const { host, port, user, password, database } = (await createTestDatabase(server.url))
+      .settings;
+    await expect(
+      replicaSet(pool, {
+        primary: {
+          host,
+          port,
+          user,
+          password,
+          database,
+          poolSize: 2,
+          connectTimeoutMs: 1000,
+          queueLimit: 10,
+        },
+        hosts: [{ host: '127.0.0.1', port: 1 }],
+        waitMs: 100,
+        queryTimeoutMs: 1000,
+      }),
+    ).rejects.toThrow(
+      `MYSQL_REPLICA_HOSTS is set, but the primary at ${host}:${port} logs no GTIDs: turn on its binary log (MariaDB: log_bin; MySQL: also gtid_mode=ON)`,
+    );
+  });
 
   it('sends each list statement alone, with no position read or wait', async () => {
     const app = createRecordedApp({ pool, logger: testLogs('platform-replicas').logger });

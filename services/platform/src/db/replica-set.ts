@@ -27,6 +27,8 @@ interface ReplicaSetSettings {
  */
 export async function replicaSet(primaryPool: Pool, settings: ReplicaSetSettings) {
   const { primary, hosts, waitMs, queryTimeoutMs } = settings;
+  const primaryDb = createDatabase(primaryPool, queryTimeoutMs);
+  const gtid = await gtidStatements(primaryDb, `${primary.host}:${primary.port}`);
   const pool = (host: string, port: number, size: number) =>
     createReadPool({ ...primary, host, port, size });
   const replicas = hosts.map(({ host, port }) => ({
@@ -35,12 +37,11 @@ export async function replicaSet(primaryPool: Pool, settings: ReplicaSetSettings
   }));
   // Position reads share one at a time (see shared-read.ts): one connection serves them.
   const positions = pool(primary.host, primary.port, 1);
-  const primaryDb = createDatabase(primaryPool, queryTimeoutMs);
   const routed = replicaReads({
     primary: primaryDb,
     positions: createDatabase(positions, queryTimeoutMs),
     replicas,
-    gtid: await gtidStatements(primaryDb),
+    gtid,
     waitMs,
     queryTimeoutMs,
   });
