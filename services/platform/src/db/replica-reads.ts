@@ -70,8 +70,18 @@ export function replicaReads(options: ReplicaReadOptions) {
     }
   }
 
-  /** A connection of a replica up to `upTo` (any replica, when undefined); none when no replica is. */
-  async function replicaConnection(upTo: string | undefined): Promise<HeldConnection | undefined> {
+  const markDown = (replica: Database) => {
+    downUntil.set(replica, Date.now() + DOWN_MS);
+    reached.delete(replica);
+  };
+
+  /**
+   * A connection of a replica up to `upTo` (any replica, when undefined);
+   * none when no replica is. With `known`, a replica already seen at `upTo`
+   * is taken without a wait, which also tells whether it still answers; the
+   * caller then falls back itself when it does not.
+   */
+  async function replicaConnection(upTo: string | undefined, known: boolean) {
     turn = (turn + 1) % servers.length;
     for (let i = 0; i < servers.length; i++) {
       const replica = servers[(turn + i) % servers.length] as Database;
@@ -79,7 +89,9 @@ export function replicaReads(options: ReplicaReadOptions) {
       let conn: HeldConnection | undefined;
       try {
         conn = await replica.connection();
-        if (upTo === undefined || reached.get(replica) === upTo) return conn;
+        if (upTo === undefined || (known && reached.get(replica) === upTo)) {
+          return { conn, replica };
+        }
         const [wait] = await statementOn<{ code: number | null }[]>(
           conn,
           queryTimeoutMs,
@@ -88,26 +100,24 @@ export function replicaReads(options: ReplicaReadOptions) {
         );
         if (wait?.code === 0) {
           reached.set(replica, upTo);
-          return conn;
+          return { conn, replica };
         }
         conn.release();
         return undefined;
       } catch (err) {
         if (conn) destroyConnection(conn);
         if (!isUnavailable(err)) throw storeFailure(err);
-        downUntil.set(replica, Date.now() + DOWN_MS);
-        reached.delete(replica);
+        markDown(replica);
       }
     }
     return undefined;
   }
 
-  /** A connection for one read, on a replica when one is up to date, else on the primary. */
-  async function readConnection(): Promise<HeldConnection | undefined> {
-    const conn = await replicaConnection(await position());
-    targets[conn ? 'replica' : 'primary']++;
-    return conn;
-  }
+  /** The primary's answer, counted. */
+  const onPrimary = <T>(read: () => Promise<T>) => {
+    targets.primary++;
+    return read();
+  };
 
   const reads: Database = {
     async select<T>(
@@ -115,8 +125,10 @@ export function replicaReads(options: ReplicaReadOptions) {
       values: unknown[] = [],
       selectOptions: { rowsAsArray?: boolean } = {},
     ) {
-      const conn = await readConnection();
-      if (!conn) return primary.select<T>(sql, values, selectOptions);
+      const onPrimarySelect = () => onPrimary(() => primary.select<T>(sql, values, selectOptions));
+      const found = await replicaConnection(await position(), true);
+      if (!found) return onPrimarySelect();
+      const { conn, replica } = found;
       try {
         const rows = await statementOn<T[]>(
           conn,
@@ -126,14 +138,21 @@ export function replicaReads(options: ReplicaReadOptions) {
           selectOptions.rowsAsArray,
         );
         conn.release();
+        targets.replica++;
         return rows;
       } catch (err) {
         destroyConnection(conn);
-        throw storeFailure(err);
+        if (!isUnavailable(err)) throw storeFailure(err);
+        markDown(replica);
+        return onPrimarySelect();
       }
     },
+    // A snapshot's first statement is no place to find the replica gone: it always waits first.
     async connection() {
-      return (await readConnection()) ?? primary.connection();
+      const found = await replicaConnection(await position(), false);
+      if (!found) return onPrimary(primary.connection);
+      targets.replica++;
+      return found.conn;
     },
     write: primary.write,
     transaction: primary.transaction,
