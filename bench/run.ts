@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics]`:
+ * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica]`:
  * starts what it needs on loopback, seeds its own data (reused when the size
  * matches), prints a progress line per scenario and a table per run, then with
  * several runs one table of their medians and spreads, written to
@@ -13,6 +13,7 @@ import { guardOverhead } from './scenarios/guard.js';
 import { loginStorm } from './scenarios/login.js';
 import { metricsCost } from './scenarios/metrics-cost.js';
 import { platformLists } from './scenarios/platform-lists.js';
+import { replicaLists } from './scenarios/replica-lists.js';
 
 const settings = benchSettings(process.argv.slice(2));
 const started = Date.now();
@@ -24,6 +25,7 @@ const scenarios = {
   platform: platformLists,
   growth,
   metrics: metricsCost,
+  replica: replicaLists,
 };
 const runs: ResultRow[][] = [];
 for (let run = 1; run <= settings.runs; run++) {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ interface ComposeService {
   deploy?: { replicas?: number };
   volumes?: string[];
   image?: string;
+  command?: string[];
   build?: { context: string; dockerfile: string };
   environment?: Record<string, string | number>;
   ports?: string[];
@@ -33,6 +34,7 @@ const interpolate = (value: string) => value.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, 
 const compose = parse(read('docker-compose.yml')) as {
   services: Record<string, ComposeService>;
   networks?: Record<string, { ipam?: { config?: { subnet: string }[] } }>;
+  volumes?: Record<string, unknown>;
 };
 const { services } = compose;
 const seconds = (duration: string) => {
@@ -221,6 +223,96 @@ describe('docker-compose.yml, profile scaled, addresses', () => {
   it('auth trusts X-Forwarded-For from that address alone', () => {
     expect(services['auth-scaled']?.environment?.TRUST_PROXY).toBe(nginxAddress);
     expect(authConfig.parse({ TRUST_PROXY: nginxAddress }).TRUST_PROXY).toEqual([nginxAddress]);
+  });
+});
+
+describe('docker-compose.yml, profile replica', () => {
+  const primary = services.mysql as ComposeService;
+  const replica = services['mysql-replica'] as ComposeService;
+  const setupScript = read('deploy/mysql/replica/01-replicate-primary.sh');
+  const userScript = read('deploy/mysql/init/02-replication-user.sh');
+  /** The server's `--name=value` flags (a bare `--name` reads as ON). */
+  const flags = (service: ComposeService) => {
+    const [binary, ...args] = service.command ?? [];
+    expect(binary).toBe('mysqld');
+    return Object.fromEntries(
+      args.map((arg) => {
+        const [name, value] = arg.replace(/^--/, '').split('=');
+        return [name, value ?? 'ON'];
+      }),
+    );
+  };
+
+  it('mysql-replica runs the same MySQL, in a profile of its own, once mysql is healthy', () => {
+    expect(replica.profiles).toEqual(['replica']);
+    expect(replica.image).toBe(primary.image);
+    expect(replica.depends_on).toEqual({ mysql: { condition: 'service_healthy' } });
+    expect(replica.volumes).toContain('mysql-replica-data:/var/lib/mysql');
+    expect(compose.volumes).toHaveProperty('mysql-replica-data');
+    for (const [name, service] of Object.entries(services)) {
+      if (!service.profiles?.includes('replica'))
+        expect(Object.keys(service.depends_on ?? {}), name).not.toContain('mysql-replica');
+    }
+  });
+
+  it('both servers log GTIDs under server ids of their own; the replica is read-only', () => {
+    const [primaryFlags, replicaFlags] = [flags(primary), flags(replica)];
+    for (const server of [primaryFlags, replicaFlags]) {
+      expect(server['gtid-mode']).toBe('ON');
+      expect(server['enforce-gtid-consistency']).toBe('ON');
+      expect(server['log-bin']).toBeTruthy();
+      expect(Number(server['server-id'])).toBeGreaterThan(0);
+    }
+    expect(replicaFlags['server-id']).not.toBe(primaryFlags['server-id']);
+    expect(replicaFlags['read-only']).toBe('ON');
+    expect(primaryFlags['read-only']).toBeUndefined();
+  });
+
+  it('the replica follows mysql by GTID auto-position, as the user the primary makes for it', () => {
+    expect(replica.volumes).toContain('./deploy/mysql/replica:/docker-entrypoint-initdb.d:ro');
+    for (const script of ['init/02-replication-user.sh', 'replica/01-replicate-primary.sh']) {
+      expect(statSync(join(root, 'deploy/mysql', script)).mode & 0o111).not.toBe(0);
+      expect(read(`deploy/mysql/${script}`)).toContain(`\${REPLICATION_MYSQL_PASSWORD:?}`);
+    }
+    const user = /SOURCE_USER='(\w+)'/.exec(setupScript)?.[1];
+    expect(userScript).toContain(`CREATE USER IF NOT EXISTS '${user}'@'%'`);
+    expect(userScript).toContain(`GRANT REPLICATION SLAVE ON *.* TO '${user}'@'%';`);
+    expect(setupScript).toMatch(
+      /CHANGE REPLICATION SOURCE TO\s+SOURCE_HOST='mysql',\s+SOURCE_PORT=3306,/,
+    );
+    expect(setupScript).toContain('SOURCE_AUTO_POSITION=1');
+    expect(setupScript).toMatch(/^START REPLICA;$/m);
+    const password = primary.environment?.REPLICATION_MYSQL_PASSWORD;
+    expect(password).toMatch(/^\$\{REPLICATION_MYSQL_PASSWORD:-/);
+    expect(replica.environment?.REPLICATION_MYSQL_PASSWORD).toBe(password);
+    expect(replica.environment?.MYSQL_ROOT_PASSWORD).toBe(primary.environment?.MYSQL_ROOT_PASSWORD);
+  });
+
+  it('is healthy only while both replication threads run', async () => {
+    const [kind, command] = replica.healthcheck?.test ?? [];
+    expect(kind).toBe('CMD-SHELL');
+    const bin = await mkdtemp(join(tmpdir(), 'replica-health-'));
+    try {
+      // A stand-in for the mysql client that prints the status given in REPLICA_STATUS.
+      writeFileSync(join(bin, 'mysql'), '#!/bin/sh\nprintf "%s\\n" "$REPLICA_STATUS"\n', {
+        mode: 0o755,
+      });
+      const status = (io: string, sql: string) =>
+        `*** 1. row ***\n  Replica_IO_Running: ${io}\n  Replica_SQL_Running: ${sql}\n  Replica_SQL_Running_State: Yes`;
+      const healthy = (replicaStatus: string) =>
+        run('/bin/sh', ['-c', String(command).replaceAll('$$', '$')], {
+          env: { PATH: `${bin}:${process.env.PATH}`, REPLICA_STATUS: replicaStatus },
+        }).then(
+          () => true,
+          () => false,
+        );
+      expect(await healthy(status('Yes', 'Yes'))).toBe(true);
+      expect(await healthy(status('Connecting', 'Yes'))).toBe(false);
+      expect(await healthy(status('Yes', 'No'))).toBe(false);
+      expect(await healthy('')).toBe(false);
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
   });
 });
 

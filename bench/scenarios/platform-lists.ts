@@ -53,7 +53,7 @@ export async function ensureBothData(
   return { ours: OURS, legacy: LEGACY };
 }
 
-interface Case {
+export interface Case {
   name: string;
   path: string;
   connections: number;
@@ -121,7 +121,7 @@ const TARGETS: Record<string, number> = {
 };
 const targetOf = (c: Case) => TARGETS[c.name] ?? 1.2;
 
-async function measure(
+export async function measure(
   target: RunningServer,
   c: Case,
   { duration, warmUp }: BenchSettings,

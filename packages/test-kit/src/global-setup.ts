@@ -1,4 +1,5 @@
-import { startMariaDbServer, startRedisServer, type TestServer } from './servers.js';
+import { startMariaDbServer } from './mariadb-server.js';
+import { startRedisServer, type TestServer } from './servers.js';
 
 /**
  * Vitest global setup: one throwaway Redis and one MariaDB for the whole run,

@@ -1,5 +1,8 @@
 export { type CapturedLogs, captureLogs } from './capture-logs.js';
+export { type DelayProxy, startDelayProxy } from './delay-proxy.js';
 export { setupTestServers } from './global-setup.js';
+export { startMariaDbReplication, type TestMariaDbReplication } from './mariadb-replication.js';
+export { startMariaDbServer } from './mariadb-server.js';
 export { parsePrometheusText, sampleValue } from './prometheus-text.js';
 export { type RawClient, type RawRequest, type RawResponse, rawClient } from './raw-client.js';
 export {
@@ -14,13 +17,7 @@ export {
   recordResponses,
   undocumentedResponses,
 } from './response-recorder.js';
-export {
-  freePort,
-  runMain,
-  startMariaDbServer,
-  startRedisServer,
-  type TestServer,
-} from './servers.js';
+export { freePort, runMain, startRedisServer, type TestServer } from './servers.js';
 export type { MysqlSettings } from './settings.js';
 export {
   createTestDatabase,

@@ -4,11 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import mysql from 'mysql2/promise';
 
-const run = promisify(execFile);
 const STARTUP_TIMEOUT_MS = 20_000;
 
 /** A database server process of the test's own, on a loopback port. */
@@ -19,6 +16,8 @@ export interface TestServer {
   start(): Promise<void>;
   /** Stops the process; its data directory stays for a later start. */
   stop(): Promise<void>;
+  /** Ends the process at once (SIGKILL), as a crash would; its data directory stays. */
+  kill(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections hang as with a stuck server. */
   pause(): void;
   resume(): void;
@@ -38,7 +37,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function scratchDir(name: string): Promise<string> {
+export async function scratchDir(name: string): Promise<string> {
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   return mkdtemp(join(base, `${name}-`));
 }
@@ -57,7 +56,7 @@ async function waitUntil(ready: () => Promise<unknown>, what: string, child: Chi
   }
 }
 
-function managed(
+export function managed(
   port: number,
   url: string,
   dir: string,
@@ -67,6 +66,18 @@ function managed(
 ): TestServer {
   let child: ChildProcess | undefined;
   const killOnExit = () => child?.kill('SIGKILL');
+  const halt = async (signal: NodeJS.Signals) => {
+    const current = child;
+    child = undefined;
+    process.off('exit', killOnExit);
+    if (!current || current.exitCode !== null || current.signalCode !== null) return;
+    const exited = new Promise((resolve) => current.once('exit', resolve));
+    current.kill('SIGCONT');
+    current.kill(signal);
+    const timer = setTimeout(() => current.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
   const server: TestServer = {
     port,
     url,
@@ -75,18 +86,8 @@ function managed(
       process.once('exit', killOnExit);
       await waitUntil(ready, what, child);
     },
-    async stop() {
-      const current = child;
-      child = undefined;
-      process.off('exit', killOnExit);
-      if (!current || current.exitCode !== null) return;
-      const exited = new Promise((resolve) => current.once('exit', resolve));
-      current.kill('SIGCONT');
-      current.kill('SIGTERM');
-      const timer = setTimeout(() => current.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => halt('SIGTERM'),
+    kill: () => halt('SIGKILL'),
     pause() {
       child?.kill('SIGSTOP');
     },
@@ -139,51 +140,6 @@ export async function startRedisServer(
     () => spawn('redis-server', args, { stdio: 'ignore' }),
     () => askRedis(port, 'PING'),
     'redis-server',
-  );
-  await server.start();
-  return server;
-}
-
-/** Starts a throwaway MariaDB (root, empty password) tuned for tests rather than durability. */
-export async function startMariaDbServer(): Promise<TestServer> {
-  const port = await freePort();
-  const dir = await scratchDir('mariadb-test');
-  const datadir = join(dir, 'data');
-  await run('mariadb-install-db', [
-    '--no-defaults',
-    `--datadir=${datadir}`,
-    '--auth-root-authentication-method=normal',
-    '--skip-test-db',
-    '--user=root',
-  ]);
-  const args = [
-    '--no-defaults',
-    `--datadir=${datadir}`,
-    `--port=${port}`,
-    '--bind-address=127.0.0.1',
-    `--socket=${join(dir, 'mysqld.sock')}`,
-    `--pid-file=${join(dir, 'mysqld.pid')}`,
-    `--log-error=${join(dir, 'error.log')}`,
-    '--user=root',
-    '--skip-log-bin',
-    '--skip-name-resolve',
-    '--innodb-flush-log-at-trx-commit=0',
-    '--innodb-doublewrite=0',
-    '--innodb-buffer-pool-size=256M',
-    '--max-connections=1000',
-    '--character-set-server=utf8mb4',
-    '--collation-server=utf8mb4_unicode_ci',
-  ];
-  const server = managed(
-    port,
-    `mysql://root@127.0.0.1:${port}`,
-    dir,
-    () => spawn('mariadbd', args, { stdio: 'ignore' }),
-    async () => {
-      const conn = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root' });
-      await conn.end();
-    },
-    'mariadbd',
   );
   await server.start();
   return server;

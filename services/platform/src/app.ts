@@ -8,6 +8,7 @@ import {
 } from '@svc/common';
 import express, { type Express } from 'express';
 import { platformDatabase } from './db/database.js';
+import type { ReplicaSet } from './db/replica-set.js';
 import { adminOnly } from './http/admin-token.js';
 import { messageBody } from './http/envelopes.js';
 import { errorHandler, notFound } from './http/errors.js';
@@ -42,6 +43,8 @@ export interface AppDeps {
   insertConcurrency?: number;
   /** Request and pool metrics; none when absent. */
   metrics?: Metrics;
+  /** MYSQL_REPLICA_HOSTS: the list routes then read from these replicas. */
+  replicas?: ReplicaSet;
   /** Serve GET /metrics here (false when METRICS_PORT gives it its own listener). */
   metricsRoute?: boolean;
 }
@@ -58,7 +61,7 @@ const EXPOSED_HEADERS = [
 
 export function createApp(deps: AppDeps): Express {
   const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
-  const db = platformDatabase(pool, queryTimeoutMs);
+  const db = platformDatabase(pool, queryTimeoutMs, deps.replicas?.reads);
   const keys = idempotencyRepository(db, deps.idempotencyTtlSeconds ?? 86_400);
   const once = createOnce(keys);
   // Each spec route reads its own body, so a broken one is answered in that route's envelope.
@@ -79,7 +82,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(undecodableSegmentsLiterally);
   const orders = orderRepository(db, keys, { insertConcurrency: deps.insertConcurrency });
-  if (deps.metrics) platformMetrics(deps.metrics.registry, orders);
+  if (deps.metrics) platformMetrics(deps.metrics.registry, orders, deps.replicas);
   app.use(orderRouter(orders, routerDeps()));
   app.use(merchantRouter(merchantRepository(db, keys), routerDeps()));
   app.use(serviceRouter(serviceRepository(db, keys), routerDeps()));

@@ -8,9 +8,31 @@ import { z } from 'zod';
  */
 const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 
+const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/;
+const HOST_PORTS = 'expected host:port entries separated by commas';
+
+/** `host:port,host:port`; empty for none. */
+const hostPorts = z
+  .string()
+  .default('')
+  .transform((text) => text.split(',').map((entry) => entry.trim()))
+  .transform((entries) => (entries.length === 1 && entries[0] === '' ? [] : entries))
+  .refine((entries) => entries.every((entry) => HOST_PORT.test(entry)), HOST_PORTS)
+  .transform((entries) =>
+    entries.map((entry) => {
+      const at = entry.lastIndexOf(':');
+      return { host: entry.slice(0, at), port: Number(entry.slice(at + 1)) };
+    }),
+  )
+  .refine((hosts) => hosts.every(({ port }) => port >= 1 && port <= 65535), HOST_PORTS);
+
 export const configSchema = z.object({
   ...httpEnv(8080),
   ...mysqlEnv('life_service'),
+  /** Read replicas of MYSQL_HOST for the list routes (same user, password, database); none when empty. */
+  MYSQL_REPLICA_HOSTS: hostPorts,
+  /** How long a list waits for a replica to apply the writes answered before it; past that, the primary. */
+  REPLICA_WAIT_MS: intVar(100, 1, 60_000),
   /** Whole (unpaged) lists of each route that may hold a connection of the pool at once. */
   LIST_CONCURRENCY: intVar(2, 1, 1000),
   /** Shared order INSERTs (of up to 32 orders each) running at once. */

@@ -13,6 +13,7 @@ import {
 import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
 import { platformDatabase } from './db/database.js';
+import { replicaSet } from './db/replica-set.js';
 import { messageBody } from './http/envelopes.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
@@ -28,6 +29,15 @@ await runService('platform', async () => {
   // Keyed creates send their transaction as one query (db/database.ts).
   const pool = await createMysqlPool({ ...mysqlSettingsFrom(config), multipleStatements: true });
   await migrate(pool, migrationsDir, logger);
+  const replicas =
+    config.MYSQL_REPLICA_HOSTS.length > 0
+      ? await replicaSet(pool, {
+          primary: mysqlSettingsFrom(config),
+          hosts: config.MYSQL_REPLICA_HOSTS,
+          waitMs: config.REPLICA_WAIT_MS,
+          queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
+        })
+      : undefined;
 
   const metrics = config.METRICS_ENABLED ? createMetrics({ pool }) : undefined;
   const app = createApp({
@@ -41,6 +51,7 @@ await runService('platform', async () => {
     listConcurrency: config.LIST_CONCURRENCY,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     insertConcurrency: config.INSERT_CONCURRENCY,
+    replicas,
   });
   const { server, closeMetrics, urls } = await serve(app, config, {
     logger,
@@ -49,7 +60,7 @@ await runService('platform', async () => {
   });
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
   logger.info(
-    { port: config.PORT, host: config.HOST, adminRoutes },
+    { port: config.PORT, host: config.HOST, adminRoutes, replicas: replicas?.names },
     listeningMessage('platform', urls),
   );
   if (!config.PLATFORM_ADMIN_TOKEN) {
@@ -68,7 +79,7 @@ await runService('platform', async () => {
       logger,
       close: () => {
         stopSweeping();
-        return Promise.all([pool.end(), closeMetrics()]);
+        return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
       },
     }),
   );

@@ -1,18 +1,52 @@
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { ReplicaSet } from './db/replica-set.js';
 import type { OrderRepository } from './orders/order.repository.js';
 
 /**
  * What the platform adds to the shared metrics: new orders waiting for a turn
  * to share an INSERT. They wait for a MySQL connection as the pool's own queue
  * does, so saturation reads `mysql_pool_connections{state="queued"}` plus this.
+ * With replicas, where list reads went and how far each replica trails.
  */
-export function platformMetrics(registry: Registry, orders: OrderRepository): void {
+export function platformMetrics(
+  registry: Registry,
+  orders: OrderRepository,
+  replicas: ReplicaSet | undefined,
+): void {
   new Gauge({
     name: 'mysql_insert_rows_waiting',
     help: 'New orders waiting for a MySQL connection, to be written together in one INSERT',
     registers: [registry],
     collect() {
       this.set(orders.insertsWaiting());
+    },
+  });
+  if (replicas) replicaMetrics(registry, replicas);
+}
+
+function replicaMetrics(registry: Registry, { targets, delays }: ReplicaSet): void {
+  new Counter({
+    name: 'mysql_list_reads_total',
+    help: 'Statements of the list routes (a whole list, a page, a total) by the server that ran them',
+    labelNames: ['target'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [target, count] of Object.entries(targets)) this.inc({ target }, count);
+    },
+  });
+  new Gauge({
+    name: 'mysql_replica_delay_seconds',
+    help: "How far a replica's data trails the primary's (+Inf: it applies nothing); none while it does not answer",
+    labelNames: ['replica'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const seconds = await Promise.all(delays.map(({ delay }) => delay()));
+      delays.forEach(({ name }, i) => {
+        const value = seconds[i];
+        if (value !== undefined) this.set({ replica: name }, value);
+      });
     },
   });
 }

@@ -174,7 +174,7 @@ describe('list queries on 20,000 orders', () => {
     await execute(t.pool, 'ANALYZE TABLE merchants, services, orders');
 
     const db = platformDatabase(t.pool);
-    const recording: PlatformDatabase = {
+    const reads: PlatformDatabase['lists'] = {
       select: (sql, values = []) => {
         seen.push({ sql, values });
         return db.select(sql, values);
@@ -187,6 +187,10 @@ describe('list queries on 20,000 orders', () => {
         seen.push(lookup, list);
         return db.lookupThenStream(lookup, list);
       },
+    };
+    const recording: PlatformDatabase = {
+      ...reads,
+      lists: reads,
       insert: db.insert,
       insertRows: db.insertRows,
       connections: db.connections,

@@ -15,21 +15,12 @@ const COMMA = Buffer.from(',');
  * (StoreUnavailableError, MissingReferenceError, DuplicateEntryError) or, for
  * a wrong statement, the driver's own error.
  */
-export interface PlatformDatabase {
-  select<T>(sql: string, values?: unknown[]): Promise<T[]>;
+export interface PlatformDatabase extends ListDatabase {
   /**
-   * Rows of one binary column, each the JSON text of a row as the SQL wrote
-   * it, joined by commas: the inside of a JSON array, never decoded here.
+   * The reads of the list routes: on a replica when there are any (see
+   * replica-reads.ts), otherwise these same reads on the primary.
    */
-  selectJson(sql: string, values?: unknown[]): Promise<Buffer>;
-  /**
-   * `lookup`'s rows, then `list`'s rows (arrays of column values) in batches
-   * as the server sends them, both read in one snapshot (see snapshot-stream.ts).
-   */
-  lookupThenStream<L, R>(
-    lookup: Statement,
-    list: Statement,
-  ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
+  lists: ListDatabase;
   /**
    * Returns the new row's id. With `alongside`, the INSERT and that statement
    * commit together in one transaction, or neither does; it names the new
@@ -44,8 +35,48 @@ export interface PlatformDatabase {
   connections: number;
 }
 
-export function platformDatabase(pool: Pool, queryTimeoutMs = 5000): PlatformDatabase {
+/** Reads, on whichever server a Database reaches. */
+interface ListDatabase {
+  select<T>(sql: string, values?: unknown[]): Promise<T[]>;
+  /**
+   * Rows of one binary column, each the JSON text of a row as the SQL wrote
+   * it, joined by commas: the inside of a JSON array, never decoded here.
+   */
+  selectJson(sql: string, values?: unknown[]): Promise<Buffer>;
+  /**
+   * `lookup`'s rows, then `list`'s rows (arrays of column values) in batches
+   * as the server sends them, both read in one snapshot (see snapshot-stream.ts).
+   */
+  lookupThenStream<L, R>(
+    lookup: Statement,
+    list: Statement,
+  ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
+}
+
+function readsOn(db: Database, queryTimeoutMs: number): ListDatabase {
+  return {
+    select: (sql, values = []) => db.select(sql, values),
+    async selectJson(sql, values = []) {
+      const rows = await db.select<[Buffer]>(sql, values, { rowsAsArray: true });
+      const parts: Buffer[] = [];
+      for (const [json] of rows) {
+        if (parts.length > 0) parts.push(COMMA);
+        parts.push(json);
+      }
+      return Buffer.concat(parts);
+    },
+    lookupThenStream: (lookup, list) => lookupThenStream(db, queryTimeoutMs, lookup, list),
+  };
+}
+
+/** `listReads`: where the list routes read (replicaReads' Database); the primary when absent. */
+export function platformDatabase(
+  pool: Pool,
+  queryTimeoutMs = 5000,
+  listReads?: Database,
+): PlatformDatabase {
   const db: Database = createDatabase(pool, queryTimeoutMs);
+  const reads = readsOn(db, queryTimeoutMs);
 
   let idStep: Promise<number> | undefined;
   /**
@@ -84,17 +115,8 @@ export function platformDatabase(pool: Pool, queryTimeoutMs = 5000): PlatformDat
   }
 
   return {
-    select: (sql, values = []) => db.select(sql, values),
-    async selectJson(sql, values = []) {
-      const rows = await db.select<[Buffer]>(sql, values, { rowsAsArray: true });
-      const parts: Buffer[] = [];
-      for (const [json] of rows) {
-        if (parts.length > 0) parts.push(COMMA);
-        parts.push(json);
-      }
-      return Buffer.concat(parts);
-    },
-    lookupThenStream: (lookup, list) => lookupThenStream(db, queryTimeoutMs, lookup, list),
+    ...reads,
+    lists: listReads ? readsOn(listReads, queryTimeoutMs) : reads,
     async insert(sql, values, alongside) {
       const [id] = await insertWith(sql, values, 1, alongside);
       return id as number;

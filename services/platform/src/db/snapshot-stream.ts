@@ -6,6 +6,7 @@ import {
   type Statement,
   storeFailure,
 } from '@svc/common';
+import { statementOn } from './held-connection.js';
 
 /**
  * `lookup`'s rows, then `list`'s rows in batches as the server sends them,
@@ -23,11 +24,7 @@ export async function lookupThenStream<L, R>(
 ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }> {
   const conn = await db.connection();
   const statement = <T>(sql: string, values: unknown[] = []) =>
-    new Promise<T>((resolve, reject) =>
-      conn.query({ sql, values, timeout: timeoutMs }, (err, rows) =>
-        err ? reject(err) : resolve(rows as T),
-      ),
-    );
+    statementOn<T>(conn, timeoutMs, sql, values);
   let found: L[];
   let rows: Readable;
   let timer: NodeJS.Timeout | undefined;

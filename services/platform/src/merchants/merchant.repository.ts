@@ -30,16 +30,16 @@ export function merchantRepository(db: PlatformDatabase, keys: IdempotencyReposi
     /** Every merchant in id order. */
     list(): ListReads<MerchantRow> {
       return {
-        all: () => db.selectJson(MERCHANT_JSON),
+        all: () => db.lists.selectJson(MERCHANT_JSON),
         page(page: Page) {
           const limit = limitClause(page);
-          return db.select<MerchantRow>(
+          return db.lists.select<MerchantRow>(
             `SELECT ${MERCHANT_COLUMNS} FROM merchants ORDER BY id${limit.sql}`,
             limit.values,
           );
         },
         async count() {
-          const [row] = await db.select<{ total: number }>(
+          const [row] = await db.lists.select<{ total: number }>(
             'SELECT COUNT(*) AS total FROM merchants',
           );
           return row?.total ?? 0;

@@ -52,16 +52,16 @@ export function serviceRepository(db: PlatformDatabase, keys: IdempotencyReposit
     list(category: string | undefined): ListReads<ServiceRow> {
       const filter = where(category);
       return {
-        all: () => db.selectJson(`${SELECT_JSON}${filter.sql} ORDER BY s.id`, filter.values),
+        all: () => db.lists.selectJson(`${SELECT_JSON}${filter.sql} ORDER BY s.id`, filter.values),
         page(page: Page) {
           const limit = limitClause(page);
-          return db.select<ServiceRow>(`${SELECT_ROWS}${filter.sql} ORDER BY s.id${limit.sql}`, [
-            ...filter.values,
-            ...limit.values,
-          ]);
+          return db.lists.select<ServiceRow>(
+            `${SELECT_ROWS}${filter.sql} ORDER BY s.id${limit.sql}`,
+            [...filter.values, ...limit.values],
+          );
         },
         async count() {
-          const [row] = await db.select<{ total: number }>(
+          const [row] = await db.lists.select<{ total: number }>(
             `SELECT COUNT(*) AS total FROM services s${filter.sql}`,
             filter.values,
           );

@@ -65,7 +65,7 @@ export function orderRepository(
    * page itself is joined.
    */
   const pageOf = (filter: { sql: string; values: unknown[] }, limitSql: string, limit: number[]) =>
-    db.select<OrderRow>(
+    db.lists.select<OrderRow>(
       `SELECT ${ORDER_COLUMNS}
        FROM (SELECT o.id FROM orders o${filter.sql}${NEWEST_FIRST}${limitSql}) page
        JOIN orders o ON o.id = page.id${SERVICE_JOINS}${NEWEST_FIRST}`,
@@ -81,7 +81,7 @@ export function orderRepository(
    */
   async function all(status: number | undefined): Promise<AsyncIterable<Buffer>> {
     const filter = where(status);
-    const { lookup, batches } = await db.lookupThenStream<ServiceLookupRow, [Buffer, number]>(
+    const { lookup, batches } = await db.lists.lookupThenStream<ServiceLookupRow, [Buffer, number]>(
       {
         sql: `${SERVICE_LOOKUP} WHERE s.id IN (SELECT o.service_id FROM orders o${filter.sql})`,
         values: filter.values,
@@ -114,7 +114,7 @@ export function orderRepository(
   const count = (status: number | undefined) =>
     totals.get(`status=${status ?? ''}`, async () => {
       const filter = where(status);
-      const [row] = await db.select<{ total: number }>(
+      const [row] = await db.lists.select<{ total: number }>(
         `SELECT COUNT(*) AS total FROM orders o${filter.sql}`,
         filter.values,
       );
@@ -139,7 +139,7 @@ export function orderRepository(
 
     /** The secret that signs the list's cursors, which every instance on the database shares. */
     cursorSecret(): Promise<Buffer> {
-      cursorSecret ??= db
+      cursorSecret ??= db.lists
         .select<{ secret: Buffer }>("SELECT secret FROM platform_secrets WHERE name = 'cursor'")
         .then(
           ([row]) => {
