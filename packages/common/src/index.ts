@@ -29,6 +29,7 @@ export {
   type MysqlSettings,
   mysqlEnv,
   mysqlSettingsFrom,
+  openMysqlPool,
   type Pool,
   type ResultSetHeader,
   type RowDataPacket,

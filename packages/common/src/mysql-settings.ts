@@ -76,6 +76,15 @@ export async function createMysqlPool(settings: MysqlSettings): Promise<Pool> {
   } catch (err) {
     throw new StoreUnreachableError('MySQL', `${host}:${port}`, MYSQL_VARIABLES, err);
   }
+  return openMysqlPool(settings);
+}
+
+/**
+ * The pool alone, with no start-up check: its connections are opened when a
+ * statement needs one (for a server that may be down at start, as a replica).
+ */
+export function openMysqlPool(settings: MysqlSettings): Pool {
+  const { host, port, user, password, database } = settings;
   return mysql
     .createPool({
       host,
@@ -83,7 +92,7 @@ export async function createMysqlPool(settings: MysqlSettings): Promise<Pool> {
       user,
       password,
       database,
-      connectTimeout,
+      connectTimeout: settings.connectTimeoutMs ?? 3000,
       connectionLimit: settings.poolSize ?? 10,
       queueLimit: settings.queueLimit ?? 100,
       charset: 'utf8mb4_unicode_ci',

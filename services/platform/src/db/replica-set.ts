@@ -1,6 +1,5 @@
-import { createDatabase, type Pool } from '@svc/common';
+import { createDatabase, openMysqlPool, type Pool } from '@svc/common';
 import { gtidStatements } from './gtid.js';
-import { createReadPool } from './read-pool.js';
 import { replicaDelay } from './replica-delay.js';
 import { replicaReads } from './replica-reads.js';
 
@@ -30,7 +29,7 @@ export async function replicaSet(primaryPool: Pool, settings: ReplicaSetSettings
   const primaryDb = createDatabase(primaryPool, queryTimeoutMs);
   const gtid = await gtidStatements(primaryDb, `${primary.host}:${primary.port}`);
   const pool = (host: string, port: number, size: number) =>
-    createReadPool({ ...primary, host, port, size });
+    openMysqlPool({ ...primary, host, port, poolSize: size });
   const replicas = hosts.map(({ host, port }) => ({
     name: `${host}:${port}`,
     pool: pool(host, port, primary.poolSize),
