@@ -45,18 +45,25 @@ const isUnavailable = (err: unknown) => storeFailure(err) instanceof StoreUnavai
  */
 export function replicaReads(options: ReplicaReadOptions) {
   const { primary, replicas, gtid, waitMs, queryTimeoutMs } = options;
+  /** The primary's position as last read. */
+  let latest: string | undefined;
   const readPosition = sharedRead(async () => {
     const [row] = await options.positions.select<{ position: string }>(gtid.position);
-    return row?.position ?? '';
+    latest = row?.position ?? '';
+    return latest;
   });
-  const servers = replicas.map((replica) => createDatabase(replica.pool, queryTimeoutMs));
-  const downUntil = new Map<Database, number>();
   /**
-   * The last position each replica was seen to have applied: while the
-   * primary's stays the same (reads without writes between them), no wait is
-   * needed. A replica may restart from older data, so one that failed forgets it.
+   * The last position each replica was seen to have applied. A replica only
+   * moves forward while it runs; one that failed, or that its pool opened a
+   * new connection to (it may have restarted from other data), forgets it.
    */
   const reached = new Map<Database, string>();
+  const servers = replicas.map(({ pool }) => {
+    const replica = createDatabase(pool, queryTimeoutMs);
+    pool.on('connection', () => reached.delete(replica));
+    return replica;
+  });
+  const downUntil = new Map<Database, number>();
   const targets: ReadTargets = { replica: 0, primary: 0 };
   let turn = 0;
 
@@ -70,48 +77,60 @@ export function replicaReads(options: ReplicaReadOptions) {
     }
   }
 
-  const markDown = (replica: Database) => {
-    downUntil.set(replica, Date.now() + DOWN_MS);
-    reached.delete(replica);
-  };
+  /** The replicas that are not resting after a failure, from the next one in turn. */
+  function upReplicas(): Database[] {
+    turn = (turn + 1) % servers.length;
+    const now = Date.now();
+    return servers
+      .map((_server, i) => servers[(turn + i) % servers.length] as Database)
+      .filter((replica) => (downUntil.get(replica) ?? 0) <= now);
+  }
 
   /**
-   * A connection of a replica up to `upTo` (any replica, when undefined);
-   * none when no replica is. With `known`, a replica already seen at `upTo`
-   * is taken without a wait, which also tells whether it still answers; the
-   * caller then falls back itself when it does not.
+   * `work` on a connection of the first replica that answers: a replica out
+   * of reach rests for DOWN_MS and the next is tried. Undefined when none
+   * answers or `work` gives up on the connection (which it then released).
    */
-  async function replicaConnection(upTo: string | undefined, known: boolean) {
-    turn = (turn + 1) % servers.length;
-    for (let i = 0; i < servers.length; i++) {
-      const replica = servers[(turn + i) % servers.length] as Database;
-      if ((downUntil.get(replica) ?? 0) > Date.now()) continue;
+  async function onReplica<R>(
+    work: (conn: HeldConnection, replica: Database) => Promise<R | undefined>,
+  ): Promise<R | undefined> {
+    for (const replica of upReplicas()) {
       let conn: HeldConnection | undefined;
       try {
         conn = await replica.connection();
-        if (upTo === undefined || (known && reached.get(replica) === upTo)) {
-          return { conn, replica };
-        }
+        return await work(conn, replica);
+      } catch (err) {
+        if (conn) destroyConnection(conn);
+        if (!isUnavailable(err)) throw storeFailure(err);
+        downUntil.set(replica, Date.now() + DOWN_MS);
+        reached.delete(replica);
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * `use` on a replica connection once the replica has applied `upTo` (at
+   * once when undefined, or when it was seen there), waited for at most
+   * waitMs; undefined when no replica has.
+   */
+  const whenCaughtUp = <R>(upTo: string | undefined, use: (conn: HeldConnection) => Promise<R>) =>
+    onReplica(async (conn, replica) => {
+      if (upTo !== undefined && reached.get(replica) !== upTo) {
         const [wait] = await statementOn<{ code: number | null }[]>(
           conn,
           queryTimeoutMs,
           gtid.wait,
           [upTo, waitMs / 1000],
         );
-        if (wait?.code === 0) {
-          reached.set(replica, upTo);
-          return { conn, replica };
+        if (wait?.code !== 0) {
+          conn.release();
+          return undefined;
         }
-        conn.release();
-        return undefined;
-      } catch (err) {
-        if (conn) destroyConnection(conn);
-        if (!isUnavailable(err)) throw storeFailure(err);
-        markDown(replica);
+        reached.set(replica, upTo);
       }
-    }
-    return undefined;
-  }
+      return use(conn);
+    });
 
   /** The primary's answer, counted. */
   const onPrimary = <T>(read: () => Promise<T>) => {
@@ -120,39 +139,47 @@ export function replicaReads(options: ReplicaReadOptions) {
   };
 
   const reads: Database = {
+    /**
+     * A replica seen at the primary's last known position runs the statement
+     * at once, while the primary's position is read: if it is still the same,
+     * the rows hold every write answered before the call, at the cost of one
+     * statement on the replica, in the time of the longer of the two reads.
+     * Otherwise the replica is waited for (the early rows are dropped), or
+     * the primary answers.
+     */
     async select<T>(
       sql: string,
       values: unknown[] = [],
-      selectOptions: { rowsAsArray?: boolean } = {},
+      { rowsAsArray = false }: { rowsAsArray?: boolean } = {},
     ) {
-      const onPrimarySelect = () => onPrimary(() => primary.select<T>(sql, values, selectOptions));
-      const found = await replicaConnection(await position(), true);
-      if (!found) return onPrimarySelect();
-      const { conn, replica } = found;
-      try {
-        const rows = await statementOn<T[]>(
-          conn,
-          queryTimeoutMs,
-          sql,
-          values,
-          selectOptions.rowsAsArray,
-        );
+      const run = async (conn: HeldConnection) => {
+        const rows = await statementOn<T[]>(conn, queryTimeoutMs, sql, values, rowsAsArray);
         conn.release();
-        targets.replica++;
-        return rows;
-      } catch (err) {
-        destroyConnection(conn);
-        if (!isUnavailable(err)) throw storeFailure(err);
-        markDown(replica);
-        return onPrimarySelect();
-      }
-    },
-    // A snapshot's first statement is no place to find the replica gone: it always waits first.
-    async connection() {
-      const found = await replicaConnection(await position(), false);
-      if (!found) return onPrimary(primary.connection);
+        return { rows };
+      };
+      const expected = latest;
+      // Never rejects: its failure is thrown below if its rows are wanted, and dropped if not.
+      const early = onReplica(async (conn, replica): Promise<{ rows?: T[] }> => {
+        if (expected === undefined || reached.get(replica) !== expected) {
+          conn.release();
+          return {};
+        }
+        return run(conn);
+      }).catch((error: unknown) => ({ error }));
+      const upTo = await position();
+      const first = upTo === undefined || upTo === expected ? await early : {};
+      if (first && 'error' in first) throw first.error;
+      const rows = first && (first.rows ?? (await whenCaughtUp(upTo, run))?.rows);
+      if (!rows) return onPrimary(() => primary.select<T>(sql, values, { rowsAsArray }));
       targets.replica++;
-      return found.conn;
+      return rows;
+    },
+    // A snapshot streams from its connection: the replica is waited for first.
+    async connection() {
+      const conn = await whenCaughtUp(await position(), async (conn) => conn);
+      if (!conn) return onPrimary(primary.connection);
+      targets.replica++;
+      return conn;
     },
     write: primary.write,
     transaction: primary.transaction,
