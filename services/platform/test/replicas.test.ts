@@ -1,8 +1,16 @@
-import { createMysqlPool, migrate, type Pool, type RowDataPacket } from '@svc/common';
+import {
+  ConfigError,
+  createMysqlPool,
+  type Database,
+  migrate,
+  type Pool,
+  type RowDataPacket,
+} from '@svc/common';
 import { createTestDatabase, startMariaDbServer, type TestServer } from '@svc/test-kit';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig } from '../src/config.js';
+import { gtidStatements } from '../src/db/gtid.js';
 import { replicaSet } from '../src/db/replica-set.js';
 import { sharedRead } from '../src/db/shared-read.js';
 import { migrationsDir } from '../src/migrations-dir.js';
@@ -10,8 +18,10 @@ import { addMerchant, createRecordedApp, testLogs } from './support/test-app.js'
 
 /**
  * MYSQL_REPLICA_HOSTS and REPLICA_WAIT_MS as the config reads them, the
- * shared position read, and the lists without replicas. The lists on real
- * replicas are in test/reliability/read-replicas.test.ts.
+ * shared position read, the GTID statements each server flavour gets (MySQL
+ * 8 has no server here: its choice is checked against a primary's answers),
+ * and the lists without replicas. The lists on real replicas are in
+ * test/reliability/read-replicas.test.ts.
  */
 
 describe('replica settings', () => {
@@ -89,6 +99,41 @@ describe('shared position reads', () => {
     });
     await expect(shared()).rejects.toThrow('down');
     expect(await shared()).toBe(2);
+  });
+});
+
+describe("GTID statements by the primary's flavour", () => {
+  /** A primary that answers VERSION() with `version` and its position with `position`; the SQL it was sent. */
+  function primaryAnswering(version: string, position: string) {
+    const sent: string[] = [];
+    const select = async (sql: string) => {
+      sent.push(sql);
+      return [/VERSION\(\)/.test(sql) ? { version } : { position }];
+    };
+    return { db: { select } as unknown as Database, sent };
+  }
+
+  it('uses gtid_executed and WAIT_FOR_EXECUTED_GTID_SET on MySQL 8', async () => {
+    const primary = primaryAnswering('8.0.36', '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-77');
+    const gtid = await gtidStatements(primary.db, 'mysql:3306');
+    expect(gtid).toEqual({
+      position: 'SELECT @@GLOBAL.gtid_executed AS position',
+      wait: 'SELECT WAIT_FOR_EXECUTED_GTID_SET(?, ?) AS code',
+    });
+    expect(primary.sent).toEqual(['SELECT VERSION() AS version', gtid.position]);
+  });
+
+  it('uses gtid_binlog_pos and MASTER_GTID_WAIT on MariaDB', async () => {
+    const primary = primaryAnswering('10.11.19-MariaDB-0+deb12u1', '0-1-42');
+    expect(await gtidStatements(primary.db, 'mariadb:3306')).toEqual({
+      position: 'SELECT @@GLOBAL.gtid_binlog_pos AS position',
+      wait: 'SELECT MASTER_GTID_WAIT(?, ?) AS code',
+    });
+  });
+
+  it('refuses a MySQL 8 primary with GTIDs off (gtid_executed empty)', async () => {
+    const primary = primaryAnswering('8.0.36', '');
+    await expect(gtidStatements(primary.db, 'mysql:3306')).rejects.toBeInstanceOf(ConfigError);
   });
 });
 
