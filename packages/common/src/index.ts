@@ -23,7 +23,7 @@ export {
 } from './metrics.js';
 export { migrate, migrateOnce } from './migrate.js';
 export { createDatabase, type Database, storeFailure } from './mysql-database.js';
-export { destroyConnection } from './mysql-driver.js';
+export { destroyConnection, type PoolConnection } from './mysql-driver.js';
 export {
   createMysqlPool,
   type MysqlSettings,
@@ -34,7 +34,7 @@ export {
   type ResultSetHeader,
   type RowDataPacket,
 } from './mysql-settings.js';
-export { queryTimedOut, type Statement } from './mysql-statements.js';
+export { queryTimedOut, type Statement, statementOn } from './mysql-statements.js';
 export {
   buildOpenApi,
   type OpenApiDocument,

@@ -56,12 +56,12 @@ interface StatementOptions {
  * connection is destroyed then, as it is after a fatal error; the caller
  * releases it otherwise.
  */
-function statementOn<T>(
+export function statementOn<T>(
   conn: PoolConnection,
   timeoutMs: number,
   sql: string,
-  values: unknown[],
-  { prepared = false, rowsAsArray = false }: StatementOptions,
+  values: unknown[] = [],
+  { prepared = false, rowsAsArray = false }: StatementOptions = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -3,11 +3,12 @@ import {
   type Database,
   destroyConnection,
   type Pool,
+  type PoolConnection,
   StoreUnavailableError,
+  statementOn,
   storeFailure,
 } from '@svc/common';
 import type { GtidStatements } from './gtid.js';
-import { type HeldConnection, statementOn } from './held-connection.js';
 import { sharedRead } from './shared-read.js';
 
 /** A replica that failed is tried again after this long, so it is back within 10 s of its return. */
@@ -92,10 +93,10 @@ export function replicaReads(options: ReplicaReadOptions) {
    * answers or `work` gives up on the connection (which it then released).
    */
   async function onReplica<R>(
-    work: (conn: HeldConnection, replica: Database) => Promise<R | undefined>,
+    work: (conn: PoolConnection, replica: Database) => Promise<R | undefined>,
   ): Promise<R | undefined> {
     for (const replica of upReplicas()) {
-      let conn: HeldConnection | undefined;
+      let conn: PoolConnection | undefined;
       try {
         conn = await replica.connection();
         return await work(conn, replica);
@@ -114,7 +115,7 @@ export function replicaReads(options: ReplicaReadOptions) {
    * once when undefined, or when it was seen there), waited for at most
    * waitMs; undefined when no replica has.
    */
-  const whenCaughtUp = <R>(upTo: string | undefined, use: (conn: HeldConnection) => Promise<R>) =>
+  const whenCaughtUp = <R>(upTo: string | undefined, use: (conn: PoolConnection) => Promise<R>) =>
     onReplica(async (conn, replica) => {
       if (upTo !== undefined && reached.get(replica) !== upTo) {
         const [wait] = await statementOn<{ code: number | null }[]>(
@@ -152,8 +153,8 @@ export function replicaReads(options: ReplicaReadOptions) {
       values: unknown[] = [],
       { rowsAsArray = false }: { rowsAsArray?: boolean } = {},
     ) {
-      const run = async (conn: HeldConnection) => {
-        const rows = await statementOn<T[]>(conn, queryTimeoutMs, sql, values, rowsAsArray);
+      const run = async (conn: PoolConnection) => {
+        const rows = await statementOn<T[]>(conn, queryTimeoutMs, sql, values, { rowsAsArray });
         conn.release();
         return { rows };
       };

@@ -4,9 +4,9 @@ import {
   destroyConnection,
   queryTimedOut,
   type Statement,
+  statementOn,
   storeFailure,
 } from '@svc/common';
-import { statementOn } from './held-connection.js';
 
 /**
  * `lookup`'s rows, then `list`'s rows in batches as the server sends them,
