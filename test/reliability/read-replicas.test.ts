@@ -29,11 +29,12 @@ let running: ServiceProcess[] = [];
 let proxy: DelayProxy | undefined;
 let serviceId: number;
 
-const start = async (replicaPort = replication.replica.port) => {
+const start = async (replicaPort = replication.replica.port, env: Record<string, string> = {}) => {
   const service = await startService('platform', {
     ...mysqlVariables(replication.primary.settings(DATABASE)),
     MYSQL_REPLICA_HOSTS: `127.0.0.1:${replicaPort}`,
     REPLICA_WAIT_MS: String(WAIT_MS),
+    ...env,
   });
   running.push(service);
   return service;
@@ -239,6 +240,26 @@ describe('list reads on a replica', () => {
       await replication.startReplicaSqlThread();
     }
     await replication.replicaCaughtUp();
+    const before = await readsOn(reader, 'replica');
+    await get(reader, '/api/merchant/list');
+    expect(await readsOn(reader, 'replica')).toBe(before + 1);
+  });
+  it('waits the whole REPLICA_WAIT_MS when it is longer than MYSQL_QUERY_TIMEOUT_MS, and keeps the replica', async () => {
+    const env = { REPLICA_WAIT_MS: '600', MYSQL_QUERY_TIMEOUT_MS: '300' };
+    const [writer, reader] = await Promise.all([start(undefined, env), start(undefined, env)]);
+    await get(reader, '/api/merchant/list');
+    await replication.stopReplicaSqlThread();
+    try {
+      await addMerchant(writer, '久等商户');
+      const listed = await get(reader, '/api/merchant/list');
+      expect(listed.status).toBe(200);
+      expect(listed.ms).toBeGreaterThanOrEqual(600);
+      expect(await readsOn(reader, 'primary')).toBe(1);
+    } finally {
+      await replication.startReplicaSqlThread();
+    }
+    await replication.replicaCaughtUp();
+    // Not taken for down: the next list reads from the replica at once.
     const before = await readsOn(reader, 'replica');
     await get(reader, '/api/merchant/list');
     expect(await readsOn(reader, 'replica')).toBe(before + 1);

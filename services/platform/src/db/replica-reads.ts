@@ -118,9 +118,10 @@ export function replicaReads(options: ReplicaReadOptions) {
   const whenCaughtUp = <R>(upTo: string | undefined, use: (conn: PoolConnection) => Promise<R>) =>
     onReplica(async (conn, replica) => {
       if (upTo !== undefined && reached.get(replica) !== upTo) {
+        // The wait is bounded by waitMs on the server: the query's own bound comes on top.
         const [wait] = await statementOn<{ code: number | null }[]>(
           conn,
-          queryTimeoutMs,
+          waitMs + queryTimeoutMs,
           gtid.wait,
           [upTo, waitMs / 1000],
         );
