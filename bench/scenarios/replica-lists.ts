@@ -5,25 +5,12 @@ import { progress, type ResultRow, row } from '../lib/report.js';
 import { repoRoot, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
 import { inTurns, pairedCpuRatio, pairedRatio } from '../lib/turns.js';
-import { type Case, ensureData, measure } from './platform-lists.js';
+import { ensureData, measure, orderListPage, wholeOrderList } from './platform-lists.js';
 
 const ORDERS = 100_000;
 const DATABASE = `bench_replica_${ORDERS}`;
 
-const cases: Case[] = [
-  {
-    name: 'order list status=1 page 1',
-    path: '/api/order/list?status=1&page=1&pageSize=20',
-    connections: 8,
-    minDuration: 5,
-  },
-  {
-    name: 'order list status=1 unpaginated',
-    path: '/api/order/list?status=1',
-    connections: 4,
-    minDuration: 5,
-  },
-];
+const cases = [orderListPage, wholeOrderList];
 
 /** With a replica, the lists answer at least this share of their throughput on the primary alone. */
 const TARGET = 0.9;
