@@ -93,6 +93,23 @@ async function merchantIds(): Promise<number[]> {
 
 const ids = (listed: Listed) => listed.body.data.map((row) => row.id);
 
+/**
+ * `during`, with the replica's SQL thread stopped; then, once the replica has
+ * caught up, the reader's next list reads from it.
+ */
+async function whileReplicaAppliesNothing(reader: ServiceProcess, during: () => Promise<void>) {
+  await replication.stopReplicaSqlThread();
+  try {
+    await during();
+  } finally {
+    await replication.startReplicaSqlThread();
+  }
+  await replication.replicaCaughtUp();
+  const before = await readsOn(reader, 'replica');
+  await get(reader, '/api/merchant/list');
+  expect(await readsOn(reader, 'replica')).toBe(before + 1);
+}
+
 beforeAll(async () => {
   replication = await startMariaDbReplication();
   const first = await start();
@@ -220,8 +237,7 @@ describe('list reads on a replica', () => {
     // The first lists of a fresh process open connections and warm its code: not measured.
     for (let i = 0; i < 20; i++) healthy.push((await get(reader, '/api/merchant/list')).ms);
     healthy.splice(0, 10);
-    await replication.stopReplicaSqlThread();
-    try {
+    await whileReplicaAppliesNothing(reader, async () => {
       const lagging = [];
       for (let i = 0; i < 10; i++) {
         const added = await addMerchant(writer, `滞后商户${i}`);
@@ -236,33 +252,21 @@ describe('list reads on a replica', () => {
       expect(Math.min(...lagging)).toBeGreaterThanOrEqual(WAIT_MS);
       expect(median(lagging) - median(healthy)).toBeLessThan(WAIT_MS + 100);
       expect(await readsOn(reader, 'primary')).toBe(10);
-    } finally {
-      await replication.startReplicaSqlThread();
-    }
-    await replication.replicaCaughtUp();
-    const before = await readsOn(reader, 'replica');
-    await get(reader, '/api/merchant/list');
-    expect(await readsOn(reader, 'replica')).toBe(before + 1);
+    });
   });
+
   it('waits the whole REPLICA_WAIT_MS when it is longer than MYSQL_QUERY_TIMEOUT_MS, and keeps the replica', async () => {
     const env = { REPLICA_WAIT_MS: '600', MYSQL_QUERY_TIMEOUT_MS: '300' };
     const [writer, reader] = await Promise.all([start(undefined, env), start(undefined, env)]);
     await get(reader, '/api/merchant/list');
-    await replication.stopReplicaSqlThread();
-    try {
+    // Not taken for down: once caught up, the next list reads from the replica at once.
+    await whileReplicaAppliesNothing(reader, async () => {
       await addMerchant(writer, '久等商户');
       const listed = await get(reader, '/api/merchant/list');
       expect(listed.status).toBe(200);
       expect(listed.ms).toBeGreaterThanOrEqual(600);
       expect(await readsOn(reader, 'primary')).toBe(1);
-    } finally {
-      await replication.startReplicaSqlThread();
-    }
-    await replication.replicaCaughtUp();
-    // Not taken for down: the next list reads from the replica at once.
-    const before = await readsOn(reader, 'replica');
-    await get(reader, '/api/merchant/list');
-    expect(await readsOn(reader, 'replica')).toBe(before + 1);
+    });
   });
 });
 
