@@ -1,14 +1,11 @@
 import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_USER, seedDemoData } from '../src/demo-data.js';
-import { buildApp, openStores, type Stores } from './support/test-app.js';
+import { suiteStores } from './support/suite-setup.js';
+import { buildApp } from './support/test-app.js';
 
-let stores: Stores;
-beforeAll(async () => {
-  stores = await openStores();
-});
-afterAll(() => stores.close());
+const stores = suiteStores();
 
 const demoRows = async () => {
   const [rows] = await stores.pool.query<RowDataPacket[]>(

@@ -1,26 +1,16 @@
 import { createGuard } from '@svc/session-guard';
 import express from 'express';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildApp,
-  login,
-  openStores,
-  registerUser,
-  SCHEMES,
-  type Stores,
-} from './support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { suiteStores } from './support/suite-setup.js';
+import { buildApp, login, registerUser, SCHEMES } from './support/test-app.js';
 
 /*
  * The guard's own behaviour is tested in packages/session-guard; this file
  * checks that it takes the sessions this service writes, imported by its
  * package name as other teams import it.
  */
-let stores: Stores;
-beforeAll(async () => {
-  stores = await openStores();
-});
-afterAll(() => stores.close());
+const stores = suiteStores();
 
 describe.each(SCHEMES)('the guard package (scheme %s)', (scheme) => {
   it('accepts tokens the auth service issued, whatever the account roles', async () => {

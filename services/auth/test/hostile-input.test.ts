@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { suiteStores } from './support/suite-setup.js';
 import {
   allKeys,
   bearer,
@@ -8,9 +9,7 @@ import {
   INVALID_TOKEN,
   login,
   NO_TOKEN,
-  openStores,
   registerUser,
-  type Stores,
   WRONG_CREDENTIALS,
 } from './support/test-app.js';
 
@@ -18,7 +17,7 @@ const NOT_JSON = { code: 400, message: '请求体不是合法的JSON (body)' };
 const NOT_OBJECT = { code: 400, message: 'body: 请求体须为JSON对象' };
 const ROUTES = ['/api/user/register', '/api/user/login', '/api/user/change-password'];
 
-let stores: Stores;
+const stores = suiteStores();
 let app: ReturnType<typeof buildApp>['app'];
 let token: string;
 let baseline: { users: number; sessions: string[] };
@@ -27,13 +26,11 @@ const sessionKeys = async () =>
   (await allKeys(stores.redis)).filter((key) => !key.startsWith('auth:login-failures:'));
 
 beforeAll(async () => {
-  stores = await openStores();
   app = buildApp(stores).app;
   const account = await registerUser(app, 'hostile_owner');
   token = await login(app, account.username, account.password);
   baseline = { users: await countUsers(stores.pool), sessions: await sessionKeys() };
 });
-afterAll(() => stores.close());
 
 describe('hostile input', () => {
   afterAll(async () => {

@@ -1,17 +1,15 @@
 import { createTestSession } from '@svc/session-guard';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { suiteApp, suiteStores } from './support/suite-setup.js';
 import {
   allKeys,
   bearer,
-  buildApp,
   INVALID_TOKEN,
   login,
-  openStores,
   registerUser,
   SCHEMES,
-  type Stores,
 } from './support/test-app.js';
 
 /** Keys shaped like a BullMQ queue named `judge`, of each Redis type it uses. */
@@ -35,32 +33,27 @@ async function snapshotQueue(redis: Redis): Promise<Record<string, string>> {
   return Object.fromEntries(keys.map((key, i) => [key, dumps[i]?.toString('base64') ?? '']));
 }
 
-let stores: Stores;
+const stores = suiteStores();
 let queueBefore: Record<string, string>;
 beforeAll(async () => {
-  stores = await openStores();
   await seedQueue(stores.redis);
   queueBefore = await snapshotQueue(stores.redis);
 });
-afterAll(() => stores.close());
 
 describe.each(SCHEMES)('session keys beside the judging queue (TOKEN_SCHEME=%s)', (scheme) => {
-  let app: ReturnType<typeof buildApp>['app'];
-  beforeAll(() => {
-    app = buildApp(stores, { tokenScheme: scheme, sliding: true }).app;
-  });
+  const app = suiteApp(stores, { tokenScheme: scheme, sliding: true });
 
   it('every session operation leaves the queue keys as they were and writes only its own layout', async () => {
     const existing = new Set(await allKeys(stores.redis));
-    const { username, password } = await registerUser(app);
-    const token = await login(app, username, password);
-    const second = await login(app, username, password);
-    await request(app).post('/api/user/login').send({ username, password: 'wrong' });
-    await request(app).get('/api/user/status').set(bearer(token));
-    await request(app).get('/api/user/me').set(bearer(token));
-    await request(app).post('/api/user/logout').set(bearer(second));
-    const fresh = await login(app, username, password);
-    const changed = await request(app)
+    const { username, password } = await registerUser(app());
+    const token = await login(app(), username, password);
+    const second = await login(app(), username, password);
+    await request(app()).post('/api/user/login').send({ username, password: 'wrong' });
+    await request(app()).get('/api/user/status').set(bearer(token));
+    await request(app()).get('/api/user/me').set(bearer(token));
+    await request(app()).post('/api/user/logout').set(bearer(second));
+    const fresh = await login(app(), username, password);
+    const changed = await request(app())
       .post('/api/user/change-password')
       .set(bearer(fresh))
       .send({ oldPassword: password, newPassword: 'changed-password' });
@@ -82,12 +75,12 @@ describe.each(SCHEMES)('session keys beside the judging queue (TOKEN_SCHEME=%s)'
     expect(queueKeys).toContain('bull:judge:id');
     for (const key of [...queueKeys, 'bull:judge:*', '0123456789abcdef0123456789abcdef:lock']) {
       for (const headers of [bearer(key), { token: key }]) {
-        const me = await request(app).get('/api/user/me').set(headers);
+        const me = await request(app()).get('/api/user/me').set(headers);
         expect(me.status, key).toBe(401);
         expect(me.body).toEqual(INVALID_TOKEN);
-        const logout = await request(app).post('/api/user/logout').set(headers);
+        const logout = await request(app()).post('/api/user/logout').set(headers);
         expect(logout.body).toEqual(INVALID_TOKEN);
-        const status = await request(app).get('/api/user/status').set(headers);
+        const status = await request(app()).get('/api/user/status').set(headers);
         expect(status.body.data).toEqual({ loggedIn: false });
       }
     }

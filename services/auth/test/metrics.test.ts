@@ -2,24 +2,13 @@ import { connectRedis, createMetrics } from '@svc/common';
 import { parsePrometheusText, sampleValue, startRedisServer } from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import {
-  bearer,
-  login,
-  openStores,
-  registerUser,
-  type Stores,
-  testLogs,
-  uniqueName,
-} from './support/test-app.js';
+import { suiteStores } from './support/suite-setup.js';
+import { bearer, login, registerUser, testLogs, uniqueName } from './support/test-app.js';
 
-let stores: Stores;
+const stores = suiteStores();
 const { logger } = testLogs('auth-metrics');
-beforeAll(async () => {
-  stores = await openStores();
-});
-afterAll(() => stores.close());
 
 async function scrape(app: Express) {
   const res = await request(app).get('/metrics');

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { openApiPath } from '@svc/common';
 import { type RecordedResponse, recordedResponses, undocumentedResponses } from '@svc/test-kit';
-import type { Express } from 'express';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { notFoundBody } from '../src/api-docs/responses.docs.js';
 import { authOperations, openApiDocument } from '../src/openapi.js';
 import { registeredRoutes } from './support/registered-routes.js';
-import { bearer, buildApp, openStores, type Stores, TOO_MANY } from './support/test-app.js';
+import { suiteApp, suiteStores } from './support/suite-setup.js';
+import { bearer, TOO_MANY } from './support/test-app.js';
 
 /** The document as a client receives it. */
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
@@ -33,16 +33,11 @@ describe('the committed openapi.json', () => {
 });
 
 describe('routes and document', () => {
-  let stores: Stores;
-  let app: Express;
-  beforeAll(async () => {
-    stores = await openStores();
-    app = buildApp(stores).app;
-  });
-  afterAll(() => stores.close());
+  const stores = suiteStores();
+  const app = suiteApp(stores);
 
   it('documents exactly the routes the app registers', () => {
-    const registered = registeredRoutes(app).filter((route) => !isSwaggerAsset(route));
+    const registered = registeredRoutes(app()).filter((route) => !isSwaggerAsset(route));
     expect(registered).toContain('POST /api/user/change-password');
     expect([...new Set(registered)].sort()).toEqual(documentedRoutes().sort());
   });
@@ -50,33 +45,33 @@ describe('routes and document', () => {
   it('serves every documented route', async () => {
     for (const route of documentedRoutes()) {
       const [method, path] = route.split(' ') as [string, string];
-      const res = await request(app)[method.toLowerCase() as 'get' | 'post'](path);
+      const res = await request(app())[method.toLowerCase() as 'get' | 'post'](path);
       expect(res.status, route).not.toBe(404);
       expect(res.body, route).not.toEqual(NOT_FOUND);
     }
   });
 
   it('serves the document at /openapi.json and a reference at /docs', async () => {
-    const res = await request(app).get('/openapi.json');
+    const res = await request(app()).get('/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body).toEqual(plain(openApiDocument));
 
-    const page = await request(app).get('/docs');
+    const page = await request(app()).get('/docs');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.text).toContain('<div id="swagger-ui">');
-    const bundle = await request(app).get('/docs/swagger-ui-bundle.js');
+    const bundle = await request(app()).get('/docs/swagger-ui-bundle.js');
     expect(bundle.status).toBe(200);
     expect(bundle.headers['content-type']).toMatch(/javascript/);
   });
 
   it('records real answers with their route, status and headers', async () => {
     const before = recordedResponses().length;
-    await request(app)
+    await request(app())
       .get('/api/user/me')
       .set(bearer('0'.repeat(64)));
-    await request(app)
+    await request(app())
       .post('/api/user/login')
       .set('Content-Type', 'application/json')
       .send('{"username":');

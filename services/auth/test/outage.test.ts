@@ -9,35 +9,32 @@ import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsDir } from '../src/migrations-dir.js';
+import { suiteStores } from './support/suite-setup.js';
 import {
   bearer,
   buildApp,
   INVALID_TOKEN,
   login,
   NO_TOKEN,
-  openStores,
   registerUser,
-  type Stores,
   testLogs,
   UNAVAILABLE,
   uniqueName,
 } from './support/test-app.js';
 
 describe('Redis unavailable', () => {
+  const stores = suiteStores();
   let redisServer: TestServer;
   let redis: Redis;
-  let stores: Stores;
   const logs = testLogs('auth');
   let app: ReturnType<typeof buildApp>['app'];
   beforeAll(async () => {
     redisServer = await startRedisServer();
-    stores = await openStores();
     redis = await connectRedis({ url: redisServer.url, host: '', port: 0, db: 0 }, logs.logger);
     app = buildApp({ pool: stores.pool, redis }, {}, logs).app;
   });
   afterAll(async () => {
     redis.disconnect();
-    await stores.close();
     await redisServer.destroy();
   });
 
@@ -140,13 +137,12 @@ describe('Redis unavailable', () => {
 });
 
 describe('MySQL unavailable', () => {
+  const stores = suiteStores();
   let mysqlServer: TestServer;
   let pool: Pool;
-  let stores: Stores;
   let app: ReturnType<typeof buildApp>['app'];
   beforeAll(async () => {
     mysqlServer = await startMariaDbServer();
-    stores = await openStores();
     const database = await createTestDatabase(mysqlServer.url);
     pool = await createMysqlPool(database.settings);
     await migrate(pool, migrationsDir);
@@ -154,7 +150,6 @@ describe('MySQL unavailable', () => {
   });
   afterAll(async () => {
     await pool.end();
-    await stores.close();
     await mysqlServer.destroy();
   });
 

@@ -31,14 +31,8 @@ import {
   received,
   type Snapshot,
 } from './support/property-model.js';
-import {
-  buildApp,
-  INVALID_TOKEN,
-  NO_TOKEN,
-  openStores,
-  SCHEMES,
-  type Stores,
-} from './support/test-app.js';
+import { suiteStores } from './support/suite-setup.js';
+import { buildApp, INVALID_TOKEN, NO_TOKEN, SCHEMES } from './support/test-app.js';
 
 /*
  * Property tests: generated bodies, headers and query strings against every
@@ -141,12 +135,11 @@ const limits = (numRuns: number): fc.Parameters<unknown> => ({
 });
 
 describe.each(SCHEMES)('generated requests (TOKEN_SCHEME=%s)', (scheme) => {
-  let stores: Stores;
+  const stores = suiteStores();
   let client: RawClient;
   let model: Model;
 
   beforeAll(async () => {
-    stores = await openStores();
     client = await rawClient(buildApp(stores, { tokenScheme: scheme }).app);
     model = new Model(scheme, client, stores);
     // Passwords with astral, RTL and NUL characters; a name with a k for KELVIN SIGN.
@@ -155,10 +148,7 @@ describe.each(SCHEMES)('generated requests (TOKEN_SCHEME=%s)', (scheme) => {
     await model.register('kit_plain', 'plain-password');
     await model.ensureLive(2);
   });
-  afterAll(async () => {
-    await client.close();
-    await stores.close();
-  });
+  afterAll(() => client.close());
 
   const run = (
     method: 'GET' | 'POST',

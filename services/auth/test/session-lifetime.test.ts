@@ -1,25 +1,20 @@
 import type { TokenScheme } from '@svc/session-guard';
 import type { Express } from 'express';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuthSettings } from '../src/config.js';
 import { instant, layoutOf, lifetimes, listSessions, loginAs } from './support/sessions.js';
+import { suiteStores } from './support/suite-setup.js';
 import {
   bearer,
   buildApp,
   INVALID_TOKEN,
-  openStores,
   registerUser,
   SCHEMES,
-  type Stores,
   sleep,
 } from './support/test-app.js';
 
-let stores: Stores;
-beforeAll(async () => {
-  stores = await openStores();
-});
-afterAll(() => stores.close());
+const stores = suiteStores();
 
 const appWith = (scheme: TokenScheme, settings: Partial<AuthSettings> = {}) =>
   buildApp(stores, { tokenScheme: scheme, ...settings }).app;

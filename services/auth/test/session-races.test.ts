@@ -1,22 +1,11 @@
 import type { Express } from 'express';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { layoutOf, listSessions, loginAs } from './support/sessions.js';
-import {
-  bearer,
-  buildApp,
-  INVALID_TOKEN,
-  openStores,
-  registerUser,
-  SCHEMES,
-  type Stores,
-} from './support/test-app.js';
+import { suiteApp, suiteStores } from './support/suite-setup.js';
+import { bearer, buildApp, INVALID_TOKEN, registerUser, SCHEMES } from './support/test-app.js';
 
-let stores: Stores;
-beforeAll(async () => {
-  stores = await openStores();
-});
-afterAll(() => stores.close());
+const stores = suiteStores();
 
 const keys = layoutOf('random');
 
@@ -30,10 +19,7 @@ async function stillLive(app: Express, tokens: string[]): Promise<string[]> {
 }
 
 describe('logins racing with the routes that end sessions (TOKEN_SCHEME=random)', () => {
-  let app: Express;
-  beforeAll(() => {
-    app = buildApp(stores, { tokenScheme: 'random' }).app;
-  });
+  const app = suiteApp(stores, { tokenScheme: 'random' });
 
   it.each([
     ['DELETE /api/user/sessions', 'delete', '/api/user/sessions', '已退出其他会话'],
@@ -41,20 +27,20 @@ describe('logins racing with the routes that end sessions (TOKEN_SCHEME=random)'
   ] as const)(
     '%s while 20 logins run: the count, the index and the list agree with the guard',
     async (_, method, path, message) => {
-      const account = await registerUser(app);
-      const current = (await loginAs(app, account)).token;
+      const account = await registerUser(app());
+      const current = (await loginAs(app(), account)).token;
       const earlier = [];
-      for (let i = 0; i < 5; i++) earlier.push((await loginAs(app, account)).token);
+      for (let i = 0; i < 5; i++) earlier.push((await loginAs(app(), account)).token);
 
-      const logins = Array.from({ length: 20 }, () => loginAs(app, account));
-      const ending = request(app)[method](path).set(bearer(current));
+      const logins = Array.from({ length: 20 }, () => loginAs(app(), account));
+      const ending = request(app())[method](path).set(bearer(current));
       const [res, ...made] = await Promise.all([ending, ...logins]);
       const fresh = made.map((login) => login.token);
 
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ code: 200, message, data: { ended: expect.any(Number) } });
       const everyone = [current, ...earlier, ...fresh];
-      const live = await stillLive(app, everyone);
+      const live = await stillLive(app(), everyone);
       // Every session that was there before the call has ended (the current one kept by DELETE).
       expect(live.filter((token) => !fresh.includes(token))).toEqual(
         method === 'delete' ? [current] : [],
@@ -68,7 +54,7 @@ describe('logins racing with the routes that end sessions (TOKEN_SCHEME=random)'
         expect(await stores.redis.exists(keys.session(token), keys.metadata(token))).toBe(0);
       }
       if (live.length > 0) {
-        const listed = await listSessions(app, live[0] as string);
+        const listed = await listSessions(app(), live[0] as string);
         expect(listed).toHaveLength(live.length);
       }
     },

@@ -3,8 +3,10 @@ import { connectRedis, type RowDataPacket } from '@svc/common';
 import { createTestSession } from '@svc/session-guard';
 import { startRedisServer } from '@svc/test-kit';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../src/users/password.js';
+import { layoutOf } from './support/sessions.js';
+import { suiteApp, suiteStores } from './support/suite-setup.js';
 import {
   allKeys,
   bearer,
@@ -13,11 +15,9 @@ import {
   INVALID_TOKEN,
   login,
   NO_TOKEN,
-  openStores,
   passwordOf,
   registerUser,
   SCHEMES,
-  type Stores,
   sleep,
   UNAVAILABLE,
   uniqueName,
@@ -34,16 +34,11 @@ const LOGGED_OUT = { code: 200, message: '获取成功', data: { loggedIn: false
 const CHANGED = { code: 200, message: '密码修改成功,请重新登录' };
 
 describe('POST /api/user/register', () => {
-  let stores: Stores;
-  let app: ReturnType<typeof buildApp>['app'];
-  beforeAll(async () => {
-    stores = await openStores();
-    app = buildApp(stores).app;
-  });
-  afterAll(() => stores.close());
+  const stores = suiteStores();
+  const app = suiteApp(stores);
 
   const register = (body: unknown) =>
-    request(app)
+    request(app())
       .post('/api/user/register')
       .send(body as object);
   const rowsNamed = async (username: string) =>
@@ -171,11 +166,7 @@ describe('POST /api/user/register', () => {
 });
 
 describe('POST /api/user/login', () => {
-  let stores: Stores;
-  beforeAll(async () => {
-    stores = await openStores();
-  });
-  afterAll(() => stores.close());
+  const stores = suiteStores();
 
   const postLogin = (app: Parameters<typeof request>[0], body: unknown) =>
     request(app)
@@ -192,14 +183,11 @@ describe('POST /api/user/login', () => {
 
   describe.each(SCHEMES)('TOKEN_SCHEME=%s', (scheme) => {
     const ttl = 3600;
-    let app: ReturnType<typeof buildApp>['app'];
-    beforeAll(() => {
-      app = buildApp(stores, { tokenScheme: scheme, tokenTtl: ttl }).app;
-    });
+    const app = suiteApp(stores, { tokenScheme: scheme, tokenTtl: ttl });
 
     it('answers the token and its lifetime, and writes the session with the full TOKEN_TTL', async () => {
-      const { username, password } = await registerUser(app);
-      const res = await postLogin(app, { username, password });
+      const { username, password } = await registerUser(app());
+      const res = await postLogin(app(), { username, password });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         code: 200,
@@ -225,8 +213,11 @@ describe('POST /api/user/login', () => {
 
     if (scheme === 'random') {
       it('keeps only SHA-256 hashes in Redis: no key, value or member holds a token', async () => {
-        const { username, password } = await registerUser(app);
-        const tokens = [await login(app, username, password), await login(app, username, password)];
+        const { username, password } = await registerUser(app());
+        const tokens = [
+          await login(app(), username, password),
+          await login(app(), username, password),
+        ];
         expect(tokens[0]).not.toBe(tokens[1]);
         const stored: string[] = [];
         for (const key of await allKeys(stores.redis)) {
@@ -247,10 +238,10 @@ describe('POST /api/user/login', () => {
 
     if (scheme === 'md5') {
       it('gives the same token on every login and writes the full lifetime again', async () => {
-        const { username, password } = await registerUser(app);
-        const first = await login(app, username, password);
+        const { username, password } = await registerUser(app());
+        const first = await login(app(), username, password);
         await stores.redis.expire(first, 20);
-        const second = await login(app, username, password);
+        const second = await login(app(), username, password);
         expect(second).toBe(first);
         expect(await stores.redis.ttl(first)).toBeGreaterThan(ttl - 3);
         expect(await allKeys(stores.redis)).not.toContain(`session:${sha256(first)}`);
@@ -271,17 +262,17 @@ describe('POST /api/user/login', () => {
     }
 
     it('finds the user in any letter case and uses the stored spelling from then on', async () => {
-      const { username, password } = await registerUser(app, uniqueName('MiXed'));
-      const res = await postLogin(app, { username: username.toUpperCase(), password });
+      const { username, password } = await registerUser(app(), uniqueName('MiXed'));
+      const res = await postLogin(app(), { username: username.toUpperCase(), password });
       expect(res.status).toBe(200);
       const { token } = res.body.data;
-      const status = await request(app).get('/api/user/status').set('token', token);
+      const status = await request(app()).get('/api/user/status').set('token', token);
       expect(status.body.data).toMatchObject({ loggedIn: true, username });
       if (scheme === 'md5') expect(token).toBe(md5(username + password));
     });
 
     it('answers one 401 message for a wrong password and for an unknown user, and writes no session', async () => {
-      const { username, password } = await registerUser(app);
+      const { username, password } = await registerUser(app());
       const before = (await allKeys(stores.redis)).filter((key) => !key.startsWith('auth:'));
       const attempts = [
         { username, password: `${password}x` },
@@ -290,7 +281,7 @@ describe('POST /api/user/login', () => {
         { username: `${username} `, password },
       ];
       for (const body of attempts) {
-        const res = await postLogin(app, body);
+        const res = await postLogin(app(), body);
         expect(res.status, JSON.stringify(body)).toBe(401);
         expect(res.body).toEqual(WRONG_CREDENTIALS);
       }
@@ -302,17 +293,19 @@ describe('POST /api/user/login', () => {
       const username = `Old System User ${uniqueName()} with a name far beyond thirty-two characters`;
       const id = await insertLegacyUser(username, 'abc');
 
-      const wrong = await postLogin(app, { username, password: 'abd' });
+      const wrong = await postLogin(app(), { username, password: 'abd' });
       expect(wrong.body).toEqual(WRONG_CREDENTIALS);
       expect(await passwordOf(stores.pool, id)).toBe(md5('abc'));
 
-      const res = await postLogin(app, { username, password: 'abc' });
+      const res = await postLogin(app(), { username, password: 'abc' });
       expect(res.status).toBe(200);
       if (scheme === 'md5') expect(res.body.data.token).toBe(md5(`${username}abc`));
       expect(await passwordOf(stores.pool, id)).toMatch(/^scrypt\$16384\$8\$1\$/);
 
-      expect((await postLogin(app, { username, password: 'abc' })).status).toBe(200);
-      expect((await postLogin(app, { username, password: 'abd' })).body).toEqual(WRONG_CREDENTIALS);
+      expect((await postLogin(app(), { username, password: 'abc' })).status).toBe(200);
+      expect((await postLogin(app(), { username, password: 'abd' })).body).toEqual(
+        WRONG_CREDENTIALS,
+      );
     });
 
     it('leaves the MD5 digest in place with PASSWORD_REHASH=false, for an old backend reading the table', async () => {
@@ -325,10 +318,7 @@ describe('POST /api/user/login', () => {
   });
 
   describe('input rules', () => {
-    let app: ReturnType<typeof buildApp>['app'];
-    beforeAll(() => {
-      app = buildApp(stores).app;
-    });
+    const app = suiteApp(stores);
 
     it.each([
       [{ username: '', password: 'x' }, 'username: 用户名须为1到128个字符'],
@@ -340,7 +330,7 @@ describe('POST /api/user/login', () => {
       [{ username: 'someone' }, 'password: 缺少密码'],
       [{}, 'username: 缺少用户名; password: 缺少密码'],
     ])('answers 400 naming the field for %j, counting no failure', async (body, message) => {
-      const res = await postLogin(app, body);
+      const res = await postLogin(app(), body);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ code: 400, message });
       expect(await stores.redis.keys('auth:login-failures:*someone*')).toEqual([]);
@@ -353,9 +343,9 @@ describe('POST /api/user/login', () => {
         username,
         md5(password),
       ]);
-      const res = await postLogin(app, { username, password });
+      const res = await postLogin(app(), { username, password });
       expect(res.status).toBe(200);
-      const status = await request(app).get('/api/user/status').set('token', res.body.data.token);
+      const status = await request(app()).get('/api/user/status').set('token', res.body.data.token);
       expect(status.body.data).toMatchObject({ loggedIn: true, username });
     });
   });
@@ -385,30 +375,23 @@ describe('POST /api/user/login', () => {
 });
 
 describe('GET /api/user/status', () => {
-  let stores: Stores;
-  beforeAll(async () => {
-    stores = await openStores();
-  });
-  afterAll(() => stores.close());
+  const stores = suiteStores();
 
   describe.each(SCHEMES)('TOKEN_SCHEME=%s', (scheme) => {
-    let app: ReturnType<typeof buildApp>['app'];
-    const sessionKey = (token: string) => (scheme === 'md5' ? token : `session:${sha256(token)}`);
-    beforeAll(() => {
-      app = buildApp(stores, { tokenScheme: scheme, tokenTtl: 600 }).app;
-    });
+    const sessionKey = layoutOf(scheme).session;
+    const app = suiteApp(stores, { tokenScheme: scheme, tokenTtl: 600 });
 
     it('answers loggedIn false without a token', async () => {
-      const res = await request(app).get('/api/user/status');
+      const res = await request(app()).get('/api/user/status');
       expect(res.status).toBe(200);
       expect(res.body).toEqual(LOGGED_OUT);
     });
 
     it('answers the owner and the seconds left for a live session, in either header', async () => {
-      const { username, password } = await registerUser(app);
-      const token = await login(app, username, password);
+      const { username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
       for (const headers of [bearer(token), { token }]) {
-        const res = await request(app).get('/api/user/status').set(headers);
+        const res = await request(app()).get('/api/user/status').set(headers);
         expect(res.status).toBe(200);
         expect(res.body).toEqual({
           code: 200,
@@ -420,15 +403,15 @@ describe('GET /api/user/status', () => {
       }
 
       await stores.redis.expire(sessionKey(token), 42);
-      const later = await request(app).get('/api/user/status').set(bearer(token));
+      const later = await request(app()).get('/api/user/status').set(bearer(token));
       expect(later.body.data).toEqual({ loggedIn: true, username, expiresIn: 42 });
       // Asking is not a use: the lifetime stays where it was.
       expect(await stores.redis.ttl(sessionKey(token))).toBeLessThanOrEqual(42);
     });
 
     it('answers loggedIn false for a token never issued, malformed or sent the wrong way', async () => {
-      const { username, password } = await registerUser(app);
-      const token = await login(app, username, password);
+      const { username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
       const cases: Record<string, string>[] = [
         bearer('0'.repeat(scheme === 'md5' ? 32 : 64)),
         bearer('not-a-token'),
@@ -438,16 +421,16 @@ describe('GET /api/user/status', () => {
         { token: '' },
       ];
       for (const headers of cases) {
-        const res = await request(app).get('/api/user/status').set(headers);
+        const res = await request(app()).get('/api/user/status').set(headers);
         expect(res.body, JSON.stringify(headers)).toEqual(LOGGED_OUT);
       }
     });
 
     it('answers loggedIn false after logout', async () => {
-      const { username, password } = await registerUser(app);
-      const token = await login(app, username, password);
-      expect((await request(app).post('/api/user/logout').set(bearer(token))).status).toBe(200);
-      const res = await request(app).get('/api/user/status').set(bearer(token));
+      const { username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
+      expect((await request(app()).post('/api/user/logout').set(bearer(token))).status).toBe(200);
+      const res = await request(app()).get('/api/user/status').set(bearer(token));
       expect(res.body).toEqual(LOGGED_OUT);
     });
   });
@@ -464,42 +447,34 @@ describe('GET /api/user/status', () => {
         await sleep(2100);
         const res = await request(shortLived).get('/api/user/status').set(bearer(token));
         expect(res.body).toEqual(LOGGED_OUT);
-        const key = scheme === 'md5' ? token : `session:${sha256(token)}`;
-        expect(await stores.redis.exists(key)).toBe(0);
+        expect(await stores.redis.exists(layoutOf(scheme).session(token))).toBe(0);
       },
     );
   });
 });
 
 describe('GET /api/user/me', () => {
-  let stores: Stores;
-  beforeAll(async () => {
-    stores = await openStores();
-  });
-  afterAll(() => stores.close());
+  const stores = suiteStores();
 
   describe.each(SCHEMES)('TOKEN_SCHEME=%s', (scheme) => {
-    const sessionKey = (token: string) => (scheme === 'md5' ? token : `session:${sha256(token)}`);
-    let app: ReturnType<typeof buildApp>['app'];
-    beforeAll(() => {
-      app = buildApp(stores, { tokenScheme: scheme, tokenTtl: 300 }).app;
-    });
+    const sessionKey = layoutOf(scheme).session;
+    const app = suiteApp(stores, { tokenScheme: scheme, tokenTtl: 300 });
 
     it('answers the session owner for a live token in either header', async () => {
-      const { username, password } = await registerUser(app);
-      const token = await login(app, username, password);
+      const { username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
       for (const headers of [bearer(token), { token }]) {
-        const res = await request(app).get('/api/user/me').set(headers);
+        const res = await request(app()).get('/api/user/me').set(headers);
         expect(res.status).toBe(200);
         expect(res.body).toEqual({ code: 200, message: '获取成功', data: { username } });
       }
     });
 
     it('answers 401 without a token and 401 for a token without a session', async () => {
-      const none = await request(app).get('/api/user/me');
+      const none = await request(app()).get('/api/user/me');
       expect(none.status).toBe(401);
       expect(none.body).toEqual(NO_TOKEN);
-      const unknown = await request(app)
+      const unknown = await request(app())
         .get('/api/user/me')
         .set(bearer('a'.repeat(scheme === 'md5' ? 32 : 64)));
       expect(unknown.status).toBe(401);
@@ -507,10 +482,10 @@ describe('GET /api/user/me', () => {
     });
 
     it('does not extend the lifetime on use unless TOKEN_SLIDING is on', async () => {
-      const { username, password } = await registerUser(app);
-      const token = await login(app, username, password);
+      const { username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
       await stores.redis.expire(sessionKey(token), 30);
-      expect((await request(app).get('/api/user/me').set(bearer(token))).status).toBe(200);
+      expect((await request(app()).get('/api/user/me').set(bearer(token))).status).toBe(200);
       expect(await stores.redis.ttl(sessionKey(token))).toBeLessThanOrEqual(30);
 
       const { app: sliding } = buildApp(stores, {
@@ -567,23 +542,16 @@ describe('GET /api/user/me', () => {
 });
 
 describe('GET /api/user/verify', () => {
-  let stores: Stores;
-  beforeAll(async () => {
-    stores = await openStores();
-  });
-  afterAll(() => stores.close());
+  const stores = suiteStores();
 
   describe.each(SCHEMES)('TOKEN_SCHEME=%s', (scheme) => {
-    let app: ReturnType<typeof buildApp>['app'];
-    beforeAll(() => {
-      app = buildApp(stores, { tokenScheme: scheme }).app;
-    });
+    const app = suiteApp(stores, { tokenScheme: scheme });
 
     it('answers 200 with the owner in the body and in X-Auth-User, for either header', async () => {
-      const { username, password } = await registerUser(app);
-      const token = await login(app, username, password);
+      const { username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
       for (const headers of [bearer(token), { token }]) {
-        const res = await request(app).get('/api/user/verify').set(headers);
+        const res = await request(app()).get('/api/user/verify').set(headers);
         expect(res.status).toBe(200);
         expect(res.body).toEqual({ code: 200, message: 'ok', data: { username } });
         expect(res.headers['x-auth-user']).toBe(username);
@@ -592,22 +560,22 @@ describe('GET /api/user/verify', () => {
 
     it('percent-encodes a name that is not ASCII (an account from the old system)', async () => {
       const token = await createTestSession(stores.redis, { username: '张三 li', scheme });
-      const res = await request(app).get('/api/user/verify').set(bearer(token));
+      const res = await request(app()).get('/api/user/verify').set(bearer(token));
       expect(res.status).toBe(200);
       expect(res.headers['x-auth-user']).toBe('%E5%BC%A0%E4%B8%89%20li');
       expect(decodeURIComponent(res.headers['x-auth-user'] as string)).toBe('张三 li');
     });
 
     it('answers the guard 401s: no token, and a token without a live session (logged out)', async () => {
-      const none = await request(app).get('/api/user/verify');
+      const none = await request(app()).get('/api/user/verify');
       expect(none.status).toBe(401);
       expect(none.body).toEqual(NO_TOKEN);
       expect(none.headers['x-auth-user']).toBeUndefined();
 
-      const { username, password } = await registerUser(app);
-      const token = await login(app, username, password);
-      await request(app).post('/api/user/logout').set(bearer(token)).expect(200);
-      const dead = await request(app).get('/api/user/verify').set(bearer(token));
+      const { username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
+      await request(app()).post('/api/user/logout').set(bearer(token)).expect(200);
+      const dead = await request(app()).get('/api/user/verify').set(bearer(token));
       expect(dead.status).toBe(401);
       expect(dead.body).toEqual(INVALID_TOKEN);
       expect(dead.headers['x-auth-user']).toBeUndefined();
@@ -635,23 +603,16 @@ describe('GET /api/user/verify', () => {
 });
 
 describe('POST /api/user/logout', () => {
-  let stores: Stores;
-  beforeAll(async () => {
-    stores = await openStores();
-  });
-  afterAll(() => stores.close());
+  const stores = suiteStores();
 
   describe.each(SCHEMES)('TOKEN_SCHEME=%s', (scheme) => {
-    const sessionKey = (token: string) => (scheme === 'md5' ? token : `session:${sha256(token)}`);
-    let app: ReturnType<typeof buildApp>['app'];
-    beforeAll(() => {
-      app = buildApp(stores, { tokenScheme: scheme }).app;
-    });
+    const sessionKey = layoutOf(scheme).session;
+    const app = suiteApp(stores, { tokenScheme: scheme });
 
     it('ends the session it is called with; the token then gets 401', async () => {
-      const { username, password } = await registerUser(app);
-      const token = await login(app, username, password);
-      const res = await request(app).post('/api/user/logout').set({ token });
+      const { username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
+      const res = await request(app()).post('/api/user/logout').set({ token });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ code: 200, message: '已退出登录' });
       expect(await stores.redis.exists(sessionKey(token))).toBe(0);
@@ -659,66 +620,59 @@ describe('POST /api/user/logout', () => {
       for (const route of ['/api/user/me', '/api/user/logout']) {
         const again =
           route === '/api/user/me'
-            ? await request(app).get(route).set(bearer(token))
-            : await request(app).post(route).set(bearer(token));
+            ? await request(app()).get(route).set(bearer(token))
+            : await request(app()).post(route).set(bearer(token));
         expect(again.status).toBe(401);
         expect(again.body).toEqual(INVALID_TOKEN);
       }
     });
 
     it('answers 401 without a token', async () => {
-      const res = await request(app).post('/api/user/logout');
+      const res = await request(app()).post('/api/user/logout');
       expect(res.status).toBe(401);
       expect(res.body).toEqual(NO_TOKEN);
     });
 
     if (scheme === 'random') {
       it("leaves the user's other sessions alive and drops only this one from the index", async () => {
-        const { username, password } = await registerUser(app);
-        const phone = await login(app, username, password);
-        const laptop = await login(app, username, password);
-        expect((await request(app).post('/api/user/logout').set(bearer(phone))).status).toBe(200);
+        const { username, password } = await registerUser(app());
+        const phone = await login(app(), username, password);
+        const laptop = await login(app(), username, password);
+        expect((await request(app()).post('/api/user/logout').set(bearer(phone))).status).toBe(200);
 
-        expect((await request(app).get('/api/user/me').set(bearer(laptop))).status).toBe(200);
+        expect((await request(app()).get('/api/user/me').set(bearer(laptop))).status).toBe(200);
         expect(await stores.redis.smembers(`session:user:${username.toLowerCase()}`)).toEqual([
           sha256(laptop),
         ]);
       });
     } else {
       it('a new login issues the same token again, which works', async () => {
-        const { username, password } = await registerUser(app);
-        const token = await login(app, username, password);
-        expect((await request(app).post('/api/user/logout').set(bearer(token))).status).toBe(200);
-        expect(await login(app, username, password)).toBe(token);
-        expect((await request(app).get('/api/user/me').set(bearer(token))).status).toBe(200);
+        const { username, password } = await registerUser(app());
+        const token = await login(app(), username, password);
+        expect((await request(app()).post('/api/user/logout').set(bearer(token))).status).toBe(200);
+        expect(await login(app(), username, password)).toBe(token);
+        expect((await request(app()).get('/api/user/me').set(bearer(token))).status).toBe(200);
       });
     }
   });
 });
 
 describe('POST /api/user/change-password', () => {
-  let stores: Stores;
-  beforeAll(async () => {
-    stores = await openStores();
-  });
-  afterAll(() => stores.close());
+  const stores = suiteStores();
 
   describe.each(SCHEMES)('TOKEN_SCHEME=%s', (scheme) => {
-    const sessionKey = (token: string) => (scheme === 'md5' ? token : `session:${sha256(token)}`);
-    let app: ReturnType<typeof buildApp>['app'];
-    beforeAll(() => {
-      app = buildApp(stores, { tokenScheme: scheme }).app;
-    });
+    const sessionKey = layoutOf(scheme).session;
+    const app = suiteApp(stores, { tokenScheme: scheme });
     const change = (token: string, body: unknown) =>
-      request(app)
+      request(app())
         .post('/api/user/change-password')
         .set(bearer(token))
         .send(body as object);
 
     it('stores the new hash and ends the sessions, so only the new password logs in', async () => {
-      const { id, username, password } = await registerUser(app);
-      const token = await login(app, username, password);
-      const other = scheme === 'random' ? await login(app, username, password) : token;
+      const { id, username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
+      const other = scheme === 'random' ? await login(app(), username, password) : token;
 
       const res = await change(token, { oldPassword: password, newPassword: 'brand-new-secret' });
       expect(res.status).toBe(200);
@@ -729,7 +683,9 @@ describe('POST /api/user/change-password', () => {
         expect(await stores.redis.exists(`session:user:${username.toLowerCase()}`)).toBe(0);
       }
       for (const t of [token, other]) {
-        expect((await request(app).get('/api/user/me').set(bearer(t))).body).toEqual(INVALID_TOKEN);
+        expect((await request(app()).get('/api/user/me').set(bearer(t))).body).toEqual(
+          INVALID_TOKEN,
+        );
       }
       const stored = await passwordOf(stores.pool, id);
       expect(await verifyPassword('brand-new-secret', stored)).toEqual({
@@ -737,28 +693,28 @@ describe('POST /api/user/change-password', () => {
         needsRehash: false,
       });
 
-      const old = await request(app).post('/api/user/login').send({ username, password });
+      const old = await request(app()).post('/api/user/login').send({ username, password });
       expect(old.body).toEqual(WRONG_CREDENTIALS);
-      const fresh = await login(app, username, 'brand-new-secret');
+      const fresh = await login(app(), username, 'brand-new-secret');
       if (scheme === 'md5') {
         expect(fresh).toBe(md5(`${username}brand-new-secret`));
         expect(fresh).not.toBe(token);
       }
-      expect((await request(app).get('/api/user/me').set(bearer(fresh))).status).toBe(200);
+      expect((await request(app()).get('/api/user/me').set(bearer(fresh))).status).toBe(200);
     });
 
     if (scheme === 'random') {
       it("revokes only this user's sessions", async () => {
-        const alice = await registerUser(app);
-        const bob = await registerUser(app);
-        const aliceToken = await login(app, alice.username, alice.password);
-        const bobToken = await login(app, bob.username, bob.password);
+        const alice = await registerUser(app());
+        const bob = await registerUser(app());
+        const aliceToken = await login(app(), alice.username, alice.password);
+        const bobToken = await login(app(), bob.username, bob.password);
         const res = await change(aliceToken, {
           oldPassword: alice.password,
           newPassword: 'another-secret',
         });
         expect(res.body).toEqual(CHANGED);
-        expect((await request(app).get('/api/user/me').set(bearer(bobToken))).status).toBe(200);
+        expect((await request(app()).get('/api/user/me').set(bearer(bobToken))).status).toBe(200);
         expect(await stores.redis.smembers(`session:user:${bob.username.toLowerCase()}`)).toEqual([
           sha256(bobToken),
         ]);
@@ -766,8 +722,8 @@ describe('POST /api/user/change-password', () => {
     }
 
     it('answers 400 for a wrong old password and changes nothing', async () => {
-      const { id, username, password } = await registerUser(app);
-      const token = await login(app, username, password);
+      const { id, username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
       const before = await passwordOf(stores.pool, id);
       const res = await change(token, {
         oldPassword: 'not-my-password',
@@ -776,7 +732,7 @@ describe('POST /api/user/change-password', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ code: 400, message: '原密码错误' });
       expect(await passwordOf(stores.pool, id)).toBe(before);
-      expect((await request(app).get('/api/user/me').set(bearer(token))).status).toBe(200);
+      expect((await request(app()).get('/api/user/me').set(bearer(token))).status).toBe(200);
     });
 
     it.each([
@@ -790,8 +746,8 @@ describe('POST /api/user/change-password', () => {
       ],
       [{ password: 'x', newPass: 'y' }, 'oldPassword: 缺少原密码; newPassword: 缺少新密码'],
     ])('answers 400 naming the field for %j and changes nothing', async (body, message) => {
-      const { id, username, password } = await registerUser(app);
-      const token = await login(app, username, password);
+      const { id, username, password } = await registerUser(app());
+      const token = await login(app(), username, password);
       const before = await passwordOf(stores.pool, id);
       const res = await change(token, body);
       expect(res.status).toBe(400);
@@ -801,7 +757,7 @@ describe('POST /api/user/change-password', () => {
     });
 
     it('answers 401 without a token, before looking at the body', async () => {
-      const res = await request(app)
+      const res = await request(app())
         .post('/api/user/change-password')
         .send({ oldPassword: 'a', newPassword: 'b' });
       expect(res.status).toBe(401);

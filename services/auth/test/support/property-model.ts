@@ -75,7 +75,7 @@ export class Model {
   constructor(
     readonly scheme: TokenScheme,
     readonly client: RawClient,
-    readonly stores: Stores,
+    readonly stores: Pick<Stores, 'pool' | 'redis'>,
   ) {}
 
   /** The README's layout: `session:<sha256>` in random, the bare token in md5. */
