@@ -19,9 +19,9 @@ import {
   rejection,
   SessionStore,
   SessionStoreError,
-  type TokenScheme,
 } from '../src/index.js';
 import { IOREDIS_MAJORS } from './support/ioredis-majors.js';
+import { SCHEMES } from './support/layout.js';
 
 /** A host's Express app with one guarded route that shows what the guard set. */
 function guardedApp(options: GuardOptions): Express {
@@ -40,7 +40,6 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /** Where a random-scheme session lives, as the package's README documents the layout. */
 const sessionKey = (token: string) => `session:${sha256(token)}`;
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-const SCHEMES: TokenScheme[] = ['random', 'md5'];
 
 describe.each(IOREDIS_MAJORS)('the guard on %s', (_name, major) => {
   let server: TestServer;

@@ -7,8 +7,9 @@ import {
   createTestSession,
   createUserSessions,
   SessionStoreError,
-  type TokenScheme,
 } from '../src/index.js';
+import { SCHEMES } from './support/layout.js';
+import { ownRedis } from './support/own-redis.js';
 
 /*
  * One conformance suite for what the package offers another team (list a user's
@@ -67,8 +68,6 @@ const topologies: Record<string, () => Promise<Topology>> = {
     };
   },
 };
-
-const SCHEMES: TokenScheme[] = ['random', 'md5'];
 
 describe.each(Object.keys(topologies))('user sessions on %s', (name) => {
   let topology: Topology;
@@ -211,21 +210,12 @@ describe.each(Object.keys(topologies))('user sessions on %s', (name) => {
 });
 
 describe('a login of a user who holds many sessions', () => {
-  let server: Awaited<ReturnType<typeof startRedisServer>>;
-  let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedisServer();
-    redis = new Redis(server.url, { maxRetriesPerRequest: 0 });
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await server.destroy();
-  });
+  const redis = ownRedis();
 
   /** Commands the server ran while `work` ran. */
   async function commandsDuring(work: () => Promise<unknown>): Promise<number> {
     const processed = async () =>
-      Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1]);
+      Number(/total_commands_processed:(\d+)/.exec(await redis().info('stats'))?.[1]);
     const before = await processed();
     await work();
     // Minus the INFO that reads the count after.
@@ -234,7 +224,7 @@ describe('a login of a user who holds many sessions', () => {
 
   it('costs the same few commands with 600 sessions as with one, and keeps the index bounded', async () => {
     const login = (ttlSeconds = 3600) =>
-      createTestSession(redis, { username: 'busy_user', ttlSeconds });
+      createTestSession(redis(), { username: 'busy_user', ttlSeconds });
     await login();
     const first = await commandsDuring(login);
     for (let i = 0; i < 600; i++) await login(i < 300 ? 1 : 3600);
@@ -245,9 +235,9 @@ describe('a login of a user who holds many sessions', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     for (let i = 0; i < 200; i++) await login();
     // 503 live: 3 above, 300 of the 600, these 200. Of the 300 expired, a few may remain.
-    expect(await redis.scard('session:user:busy_user')).toBeLessThan(503 + 50);
-    const listed = await createUserSessions({ redis }).list('busy_user', 'f'.repeat(64));
+    expect(await redis().scard('session:user:busy_user')).toBeLessThan(503 + 50);
+    const listed = await createUserSessions({ redis: redis() }).list('busy_user', 'f'.repeat(64));
     expect(listed).toHaveLength(503);
-    expect(await redis.scard('session:user:busy_user')).toBe(503);
+    expect(await redis().scard('session:user:busy_user')).toBe(503);
   }, 30_000);
 });

@@ -1,30 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import { freePort, startRedisServer, type TestServer } from '@svc/test-kit';
+import { freePort } from '@svc/test-kit';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createSessionValidator,
   createTestSession,
   type SessionOptions,
   SessionStore,
   SessionStoreError,
-  type TokenScheme,
 } from '../src/index.js';
-import { layoutOf, sleep } from './support/layout.js';
+import { layoutOf, SCHEMES, sleep } from './support/layout.js';
+import { ownRedis } from './support/own-redis.js';
+import { user } from './support/usernames.js';
 
-let server: TestServer;
-let redis: Redis;
-beforeAll(async () => {
-  server = await startRedisServer();
-  redis = new Redis(server.url, { maxRetriesPerRequest: 0 });
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.destroy();
-});
-
-const SCHEMES: TokenScheme[] = ['random', 'md5'];
-const user = () => `User_${randomBytes(4).toString('hex')}`;
+const redis = ownRedis();
 
 /** A client of a port nothing listens on: every command fails. */
 async function unreachableRedis(): Promise<Redis> {
@@ -37,9 +25,9 @@ async function unreachableRedis(): Promise<Redis> {
 describe.each(SCHEMES)('createSessionValidator (scheme %s)', (scheme) => {
   const keys = layoutOf(scheme);
   const validator = (options: Partial<SessionOptions> = {}) =>
-    createSessionValidator({ redis, scheme, ...options });
+    createSessionValidator({ redis: redis(), scheme, ...options });
   const login = (username: string, ttlSeconds = 3600) =>
-    createTestSession(redis, { username, scheme, ttlSeconds });
+    createTestSession(redis(), { username, scheme, ttlSeconds });
   const wellFormed = (char: string) => char.repeat(scheme === 'md5' ? 32 : 64);
 
   it('resolves the owner of a live session, and null for a token that names none', async () => {
@@ -72,7 +60,7 @@ describe.each(SCHEMES)('createSessionValidator (scheme %s)', (scheme) => {
     const [alice, bob, carol] = [user(), user(), user()];
     const tokens = [await login(alice), await login(bob), await login(carol)] as const;
     // As the old backend left them: the session key alone.
-    for (const token of tokens) await redis.del(keys.metadata(token));
+    for (const token of tokens) await redis().del(keys.metadata(token));
     const before = Date.now();
     await validator().validate(tokens[0], {
       headers: { 'user-agent': 'x'.repeat(300) },
@@ -86,7 +74,9 @@ describe.each(SCHEMES)('createSessionValidator (scheme %s)', (scheme) => {
     await validator().validate(tokens[2]);
     const after = Date.now();
 
-    const described = await Promise.all(tokens.map((token) => redis.hgetall(keys.metadata(token))));
+    const described = await Promise.all(
+      tokens.map((token) => redis().hgetall(keys.metadata(token))),
+    );
     expect(described).toEqual([
       expect.objectContaining({ ip: '203.0.113.9', userAgent: 'x'.repeat(256) }),
       expect.not.objectContaining({ userAgent: expect.anything() }),
@@ -100,10 +90,10 @@ describe.each(SCHEMES)('createSessionValidator (scheme %s)', (scheme) => {
       expect(Number(meta.createdAt)).toBeLessThanOrEqual(after);
       // The session key is left as its writer made it; the metadata ends with it.
       const token = tokens[i] as string;
-      expect(await redis.get(keys.session(token))).toBe([alice, bob, carol][i]);
+      expect(await redis().get(keys.session(token))).toBe([alice, bob, carol][i]);
       const [sessionLeft, metadataLeft] = await Promise.all([
-        redis.pttl(keys.session(token)),
-        redis.pttl(keys.metadata(token)),
+        redis().pttl(keys.session(token)),
+        redis().pttl(keys.metadata(token)),
       ]);
       expect(sessionLeft).toBeGreaterThan(3_590_000);
       expect(Math.abs(sessionLeft - metadataLeft)).toBeLessThan(100);
@@ -114,8 +104,8 @@ describe.each(SCHEMES)('createSessionValidator (scheme %s)', (scheme) => {
     const token = await login(user());
     // Two validators, as two processes would hold.
     const guards = [validator({ touchSeconds: 1 }), validator({ touchSeconds: 1 })];
-    const lastSeenAt = async () => Number(await redis.hget(keys.metadata(token), 'lastSeenAt'));
-    const createdAt = Number(await redis.hget(keys.metadata(token), 'createdAt'));
+    const lastSeenAt = async () => Number(await redis().hget(keys.metadata(token), 'lastSeenAt'));
+    const createdAt = Number(await redis().hget(keys.metadata(token), 'createdAt'));
     const useEverywhere = async () => {
       for (let i = 0; i < 3; i++) {
         for (const guard of guards) expect(await guard.validate(token)).not.toBeNull();
@@ -135,8 +125,8 @@ describe.each(SCHEMES)('createSessionValidator (scheme %s)', (scheme) => {
     if (later !== written) expect(later - written).toBeGreaterThanOrEqual(1000);
     // Not sliding: the session still ends where the login put it, its metadata with it.
     const [sessionLeft, metadataLeft] = await Promise.all([
-      redis.pttl(keys.session(token)),
-      redis.pttl(keys.metadata(token)),
+      redis().pttl(keys.session(token)),
+      redis().pttl(keys.metadata(token)),
     ]);
     expect(sessionLeft).toBeLessThan(3_600_000 - 1000);
     expect(Math.abs(sessionLeft - metadataLeft)).toBeLessThan(50);
@@ -147,7 +137,7 @@ describe.each(SCHEMES)('createSessionValidator (scheme %s)', (scheme) => {
     const token = await login(alice);
     const guard = validator({ touchSeconds: 3600 });
     expect(await guard.validate(token)).toEqual({ username: alice });
-    await new SessionStore({ redis, scheme }).revoke(token, alice);
+    await new SessionStore({ redis: redis(), scheme }).revoke(token, alice);
     expect(await guard.validate(token)).toBeNull();
     expect(await guard.validate(token)).toBeNull();
   });
@@ -156,28 +146,28 @@ describe.each(SCHEMES)('createSessionValidator (scheme %s)', (scheme) => {
     const alice = user();
     const token = await login(alice, 100);
     for (const key of [keys.session(token), keys.metadata(token), keys.index(alice)]) {
-      await redis.expire(key, 10);
+      await redis().expire(key, 10);
     }
     expect(await validator({ sliding: true, ttlSeconds: 500 }).validate(token)).not.toBeNull();
-    expect(await redis.ttl(keys.session(token))).toBeGreaterThan(497);
-    expect(await redis.ttl(keys.metadata(token))).toBeGreaterThan(497);
-    if (scheme === 'random') expect(await redis.ttl(keys.index(alice))).toBeGreaterThan(497);
+    expect(await redis().ttl(keys.session(token))).toBeGreaterThan(497);
+    expect(await redis().ttl(keys.metadata(token))).toBeGreaterThan(497);
+    if (scheme === 'random') expect(await redis().ttl(keys.index(alice))).toBeGreaterThan(497);
     // md5 keeps no index.
-    else expect(await redis.exists(keys.index(alice))).toBe(0);
+    else expect(await redis().exists(keys.index(alice))).toBe(0);
   });
 
   it('never renews a sliding session past its max age, and ends it there', async () => {
     const token = await login(user());
-    const createdAt = Number(await redis.hget(keys.metadata(token), 'createdAt'));
+    const createdAt = Number(await redis().hget(keys.metadata(token), 'createdAt'));
     const guard = validator({ sliding: true, ttlSeconds: 3600, maxAgeSeconds: 2 });
     const checkedFrom = Date.now();
     expect(await guard.validate(token)).not.toBeNull();
-    const left = await redis.pttl(keys.session(token));
+    const left = await redis().pttl(keys.session(token));
     expect(left).toBeLessThanOrEqual(createdAt + 2000 - checkedFrom);
     expect(left).toBeGreaterThan(0);
     await sleep(createdAt + 2100 - Date.now());
     expect(await guard.validate(token)).toBeNull();
-    expect(await redis.exists(keys.session(token), keys.metadata(token))).toBe(0);
+    expect(await redis().exists(keys.session(token), keys.metadata(token))).toBe(0);
   });
 });
 
@@ -195,7 +185,7 @@ describe('createSessionValidator options', () => {
     for (const [options, message] of refused) {
       let thrown: unknown;
       try {
-        createSessionValidator({ redis, ...options });
+        createSessionValidator({ redis: redis(), ...options });
       } catch (err) {
         thrown = err;
       }
@@ -203,6 +193,8 @@ describe('createSessionValidator options', () => {
       expect((thrown as TypeError).message).toMatch(message);
     }
     // ttlSeconds only matters to a sliding session.
-    expect(createSessionValidator({ redis, ttlSeconds: 0 }).validate).toBeTypeOf('function');
+    expect(createSessionValidator({ redis: redis(), ttlSeconds: 0 }).validate).toBeTypeOf(
+      'function',
+    );
   });
 });

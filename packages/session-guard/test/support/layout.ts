@@ -3,6 +3,9 @@ import type { TokenScheme } from '../../src/index.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** Every token scheme, each with a layout of its own. */
+export const SCHEMES: TokenScheme[] = ['random', 'md5'];
+
 /**
  * The key layout as the README documents it, written out here rather than taken
  * from session-keys.ts, so a change to the layout fails these tests.
