@@ -233,12 +233,12 @@ describe('list reads on a replica', () => {
 
   it('reads from the primary, after at most REPLICA_WAIT_MS, while the replica applies nothing', async () => {
     const [writer, reader] = await Promise.all([start(), start()]);
-    const healthy = [];
+    const healthy: number[] = [];
     // The first lists of a fresh process open connections and warm its code: not measured.
     for (let i = 0; i < 20; i++) healthy.push((await get(reader, '/api/merchant/list')).ms);
     healthy.splice(0, 10);
     await whileReplicaAppliesNothing(reader, async () => {
-      const lagging = [];
+      const lagging: number[] = [];
       for (let i = 0; i < 10; i++) {
         const added = await addMerchant(writer, `滞后商户${i}`);
         const listed = await get(reader, '/api/merchant/list');
