@@ -14,17 +14,12 @@ import { sharedRead } from './shared-read.js';
 /** A replica that failed is tried again after this long, so it is back within 10 s of its return. */
 const DOWN_MS = 3000;
 
-interface Replica {
-  /** `host:port`, as MYSQL_REPLICA_HOSTS names it. */
-  name: string;
-  pool: Pool;
-}
-
 interface ReplicaReadOptions {
   primary: Database;
   /** A database on the primary of its own, for position reads: writes never queue ahead of them. */
   positions: Database;
-  replicas: Replica[];
+  /** The replicas' pools, in MYSQL_REPLICA_HOSTS order. */
+  replicas: Pool[];
   gtid: GtidStatements;
   /** REPLICA_WAIT_MS */
   waitMs: number;
@@ -59,7 +54,7 @@ export function replicaReads(options: ReplicaReadOptions) {
    * new connection to (it may have restarted from other data), forgets it.
    */
   const reached = new Map<Database, string>();
-  const servers = replicas.map(({ pool }) => {
+  const servers = replicas.map((pool) => {
     const replica = createDatabase(pool, queryTimeoutMs);
     pool.on('connection', () => reached.delete(replica));
     return replica;

@@ -39,7 +39,7 @@ export async function replicaSet(primaryPool: Pool, settings: ReplicaSetSettings
   const routed = replicaReads({
     primary: primaryDb,
     positions: createDatabase(positions, queryTimeoutMs),
-    replicas,
+    replicas: replicas.map((replica) => replica.pool),
     gtid,
     waitMs,
     queryTimeoutMs,
