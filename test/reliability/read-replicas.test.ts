@@ -219,6 +219,22 @@ describe('list reads on a replica', () => {
     expect(await readsOn(service, 'primary')).toBe(0);
   });
 
+  it("reports the replica's delay: seconds while it applies, +Inf while it applies nothing", async () => {
+    const service = await start();
+    const delay = async () =>
+      parsePrometheusText(await (await fetch(`${service.url}/metrics`)).text()).find(
+        (sample) =>
+          sample.name === 'mysql_replica_delay_seconds' &&
+          sample.labels.replica === `127.0.0.1:${replication.replica.port}`,
+      )?.value;
+    const healthy = await delay();
+    expect(healthy).toBeGreaterThanOrEqual(0);
+    expect(healthy).toBeLessThan(5);
+    await whileReplicaAppliesNothing(service, async () => {
+      expect(await delay()).toBe(Number.POSITIVE_INFINITY);
+    });
+  });
+
   it('shows every write another instance answered, on the replica while it keeps up', async () => {
     const [writer, reader] = await Promise.all([start(), start()]);
     for (let i = 0; i < 20; i++) {
