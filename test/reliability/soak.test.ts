@@ -159,12 +159,24 @@ describe('soak', () => {
       live: await liveMemoryMb(service),
       rss: await rssMb(service.pid),
     });
-    const sampler = setInterval(async () => {
-      samples.auth.push(await sample(auth));
-      samples.platform.push(await sample(platform));
+    // One sample at a time, and the last one awaited: a sample still reading
+    // /proc once the test ends would find the process gone.
+    let sampling: Promise<void> = Promise.resolve();
+    const samplingFailures: unknown[] = [];
+    const sampler = setInterval(() => {
+      sampling = sampling
+        .then(async () => {
+          samples.auth.push(await sample(auth));
+          samples.platform.push(await sample(platform));
+        })
+        .catch((err: unknown) => {
+          samplingFailures.push(err);
+        });
     }, SAMPLE_EVERY_MS);
     await Promise.all(Array.from({ length: 8 }, worker));
     clearInterval(sampler);
+    await sampling;
+    expect(samplingFailures).toEqual([]);
 
     const mb = (values: number[]) => values.map((v) => v.toFixed(1)).join(' ');
     for (const [name, series] of Object.entries(samples)) {
