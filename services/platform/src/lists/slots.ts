@@ -81,8 +81,9 @@ export function createSlots(limit: number, stalledMs = STALLED_MS, maxWaitMs = M
         const check = () => {
           const now = Date.now();
           const stalled = stalledFor(now);
-          if (stalled < stalledMs && now - queuedAt < maxWaitMs) {
-            timer = setTimeout(check, stalledMs - stalled);
+          const waited = now - queuedAt;
+          if (stalled < stalledMs && waited < maxWaitMs) {
+            timer = setTimeout(check, Math.min(stalledMs - stalled, maxWaitMs - waited));
             return;
           }
           waiting.splice(waiting.indexOf(wake), 1);
