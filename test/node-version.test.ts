@@ -35,4 +35,23 @@ describe('the Node.js we ship', () => {
     const version = execFileSync(join(bin, 'node'), ['-v'], { encoding: 'utf8' }).trim();
     expect(version).toMatch(new RegExp(`^v${shippedMajor}\\.`));
   }, 120_000);
+
+  it("CI's compatibility run is on the oldest major engines accepts, fetched like the shipped one", () => {
+    const majors = [...read('.ci/run').matchAll(/scripts\/shipped-node\.sh (\d+)/g)].map(
+      (m) => m[1],
+    );
+    expect(majors).toEqual(['22']);
+    const bin = execFileSync('bash', [join(root, 'scripts/shipped-node.sh'), '22'], {
+      encoding: 'utf8',
+    }).trim();
+    const [major, minor] = execFileSync(join(bin, 'node'), ['-p', 'process.versions.node'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('.')
+      .map(Number);
+    // engines: ^22.12.0
+    expect(major).toBe(22);
+    expect(minor).toBeGreaterThanOrEqual(12);
+  }, 120_000);
 });
