@@ -4,6 +4,7 @@ import { naming, type PlatformDatabase } from '../db/database.js';
 import { insertBatches } from '../db/insert-batches.js';
 import { limitClause, type Page } from '../db/page.js';
 import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
+import { cursorSecret } from './cursor-secret.js';
 import type { NewOrder, OrderRow } from './order.schema.js';
 import {
   ORDER_COLUMNS,
@@ -121,8 +122,6 @@ export function orderRepository(
       return row?.total ?? 0;
     });
 
-  let cursorSecret: Promise<Buffer> | undefined;
-
   return {
     /** Every order of the status (or of all), newest first: whole, a page, a walk's page, or counted. */
     list(status: number | undefined) {
@@ -138,21 +137,7 @@ export function orderRepository(
     },
 
     /** The secret that signs the list's cursors, which every instance on the database shares. */
-    cursorSecret(): Promise<Buffer> {
-      cursorSecret ??= db.lists
-        .select<{ secret: Buffer }>("SELECT secret FROM platform_secrets WHERE name = 'cursor'")
-        .then(
-          ([row]) => {
-            if (!row) throw new Error('platform_secrets has no cursor secret: run the migrations');
-            return row.secret;
-          },
-          (err) => {
-            cursorSecret = undefined;
-            throw err;
-          },
-        );
-      return cursorSecret;
-    },
+    cursorSecret: cursorSecret(db),
 
     /** Status 1 (completed); a NotFoundError when no order has the id. Completing twice is no error. */
     async complete(id: number): Promise<void> {
