@@ -1,6 +1,7 @@
 import {
   createDatabase,
   type Database,
+  LockConflictError,
   MissingReferenceError,
   type Pool,
   type ResultSetHeader,
@@ -22,9 +23,10 @@ export interface PlatformDatabase extends ListDatabase {
    */
   lists: ListDatabase;
   /**
-   * Returns the new row's id. With `alongside`, the INSERT and that statement
-   * commit together in one transaction, or neither does; it names the new
-   * rows' ids as LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
+   * Returns the new row's id; tried once more after a LockConflictError.
+   * With `alongside`, the INSERT and that statement commit together in one
+   * transaction, or neither does; it names the new rows' ids as
+   * LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
    */
   insert(sql: string, values: unknown[], alongside?: Statement): Promise<number>;
   /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
@@ -118,7 +120,7 @@ export function platformDatabase(
     ...reads,
     lists: listReads ? readsOn(listReads, queryTimeoutMs) : reads,
     async insert(sql, values, alongside) {
-      const [id] = await insertWith(sql, values, 1, alongside);
+      const [id] = await retriedOnConflict(() => insertWith(sql, values, 1, alongside));
       return id as number;
     },
     async insertRows(sql, rows, alongside) {
@@ -130,6 +132,21 @@ export function platformDatabase(
     },
     connections: db.connections,
   };
+}
+
+/**
+ * `write`, tried again when the server gave it up for another transaction's
+ * locks (a lost deadlock or lock wait, in which it kept nothing), until
+ * `attempts` have failed; then that LockConflictError.
+ */
+export async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 2): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof LockConflictError) || attempt >= attempts) throw err;
+    }
+  }
 }
 
 /**
