@@ -7,6 +7,7 @@ import {
   type ResultSetHeader,
   type Statement,
 } from '@svc/common';
+import type { ListReads } from './replica-reads.js';
 import { lookupThenStream } from './snapshot-stream.js';
 
 const COMMA = Buffer.from(',');
@@ -55,7 +56,12 @@ interface ListDatabase {
   ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
 }
 
-function readsOn(db: Database, queryTimeoutMs: number): ListDatabase {
+/** `snapshot`: where a read that holds a connection of its own runs (see ListReads). */
+function readsOn(
+  db: Database,
+  queryTimeoutMs: number,
+  snapshot: ListReads['snapshot'] = (read) => read(db),
+): ListDatabase {
   return {
     select: (sql, values = []) => db.select(sql, values),
     async selectJson(sql, values = []) {
@@ -67,15 +73,16 @@ function readsOn(db: Database, queryTimeoutMs: number): ListDatabase {
       }
       return Buffer.concat(parts);
     },
-    lookupThenStream: (lookup, list) => lookupThenStream(db, queryTimeoutMs, lookup, list),
+    lookupThenStream: (lookup, list) =>
+      snapshot((on) => lookupThenStream(on, queryTimeoutMs, lookup, list)),
   };
 }
 
-/** `listReads`: where the list routes read (replicaReads' Database); the primary when absent. */
+/** `listReads`: where the list routes read (replicaReads' reads); the primary when absent. */
 export function platformDatabase(
   pool: Pool,
   queryTimeoutMs = 5000,
-  listReads?: Database,
+  listReads?: ListReads,
 ): PlatformDatabase {
   const db: Database = createDatabase(pool, queryTimeoutMs);
   const reads = readsOn(db, queryTimeoutMs);
@@ -118,7 +125,7 @@ export function platformDatabase(
 
   return {
     ...reads,
-    lists: listReads ? readsOn(listReads, queryTimeoutMs) : reads,
+    lists: listReads ? readsOn(listReads, queryTimeoutMs, listReads.snapshot) : reads,
     async insert(sql, values, alongside) {
       const [id] = await retriedOnConflict(() => insertWith(sql, values, 1, alongside));
       return id as number;
