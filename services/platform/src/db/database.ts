@@ -7,7 +7,6 @@ import {
   type ResultSetHeader,
   type Statement,
 } from '@svc/common';
-import type { ListReads } from './replica-reads.js';
 import { lookupThenStream } from './snapshot-stream.js';
 
 const COMMA = Buffer.from(',');
@@ -36,6 +35,15 @@ export interface PlatformDatabase extends ListDatabase {
   update(sql: string, values: unknown[]): Promise<number>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
+}
+
+/**
+ * The reads of the list routes on replicas (replica-reads.ts). A `snapshot`
+ * is a read that takes a connection of `db` for itself (snapshot-stream.ts);
+ * `connection`, like the writes, is the primary's.
+ */
+export interface ListReads extends Database {
+  snapshot<R>(read: (db: Database) => Promise<R>): Promise<R>;
 }
 
 /** Reads, on whichever server a Database reaches. */

@@ -8,11 +8,10 @@ import {
   statementOn,
   storeFailure,
 } from '@svc/common';
+import type { ListReads } from './database.js';
 import type { GtidStatements } from './gtid.js';
+import { replicaTurns } from './replica-turns.js';
 import { sharedRead } from './shared-read.js';
-
-/** A replica that failed is tried again after this long, so it is back within 10 s of its return. */
-const DOWN_MS = 3000;
 
 interface ReplicaReadOptions {
   primary: Database;
@@ -24,15 +23,6 @@ interface ReplicaReadOptions {
   /** REPLICA_WAIT_MS */
   waitMs: number;
   queryTimeoutMs: number;
-}
-
-/**
- * The reads of the list routes. A `snapshot` is a read that takes a
- * connection of `db` for itself (snapshot-stream.ts); `connection`, like the
- * writes, is the primary's.
- */
-export interface ListReads extends Database {
-  snapshot<R>(read: (db: Database) => Promise<R>): Promise<R>;
 }
 
 /** Where list reads went, since the start. */
@@ -68,9 +58,9 @@ export function replicaReads(options: ReplicaReadOptions) {
     pool.on('connection', () => reached.delete(replica));
     return replica;
   });
-  const downUntil = new Map<Database, number>();
+  // A replica that rests forgets where it was.
+  const turns = replicaTurns(servers, (replica) => reached.delete(replica));
   const targets: ReadTargets = { replica: 0, primary: 0 };
-  let turn = 0;
 
   /** The primary's position; undefined when the primary does not answer. */
   async function position(): Promise<string | undefined> {
@@ -82,31 +72,16 @@ export function replicaReads(options: ReplicaReadOptions) {
     }
   }
 
-  /** The replicas that are not resting after a failure, from the next one in turn. */
-  function upReplicas(): Database[] {
-    turn = (turn + 1) % servers.length;
-    const now = Date.now();
-    return servers
-      .map((_server, i) => servers[(turn + i) % servers.length] as Database)
-      .filter((replica) => (downUntil.get(replica) ?? 0) <= now);
-  }
-
-  /** A replica out of reach rests for DOWN_MS, and forgets where it was. */
-  function restAfter(replica: Database): void {
-    downUntil.set(replica, Date.now() + DOWN_MS);
-    reached.delete(replica);
-  }
-
   /**
    * `work` on a connection of the first replica that answers: a replica out
-   * of reach rests for DOWN_MS and the next is tried, as is the next when
+   * of reach rests and the next is tried, as is the next when
    * `work` gives up on the connection (which it then released). Undefined
    * when no replica is left.
    */
   async function onReplica<R>(
     work: (conn: PoolConnection, replica: Database) => Promise<R | undefined>,
   ): Promise<R | undefined> {
-    for (const replica of upReplicas()) {
+    for (const replica of turns.next()) {
       let conn: PoolConnection | undefined;
       try {
         conn = await replica.connection();
@@ -115,7 +90,7 @@ export function replicaReads(options: ReplicaReadOptions) {
       } catch (err) {
         if (conn) destroyConnection(conn);
         if (!isUnavailable(err)) throw storeFailure(err);
-        restAfter(replica);
+        turns.rest(replica);
       }
     }
     return undefined;
@@ -212,7 +187,7 @@ export function replicaReads(options: ReplicaReadOptions) {
           return answer;
         } catch (err) {
           // `read` dropped the connection.
-          if (isUnavailable(err)) restAfter(replica);
+          if (isUnavailable(err)) turns.rest(replica);
         }
       }
       return onPrimary(() => read(primary));
