@@ -72,12 +72,13 @@ async function insertRows(conn: Connection, table: string, columns: string[], ro
   }
 }
 
-function orderRows(from: number, to: number): unknown[][] {
+function orderRows(from: number, to: number, sameSecond: boolean): unknown[][] {
   const base = Date.UTC(2025, 0, 1) / 1000;
   const rows: unknown[][] = [];
   for (let id = from; id <= to; id++) {
-    // Three orders share each second, so the newest-first order needs its id tie-break.
-    const created = new Date((base + Math.floor(id / 3)) * 1000);
+    // Three orders share each second, so the newest-first order needs its id
+    // tie-break; with `sameSecond`, every order shares one (a burst's shape).
+    const created = new Date((base + (sameSecond ? 0 : Math.floor(id / 3))) * 1000);
     rows.push([
       id,
       1 + ((id * 7919) % SERVICES),
@@ -92,9 +93,15 @@ function orderRows(from: number, to: number): unknown[][] {
 
 /**
  * Empties the three tables of `database` (whose schema must exist) and fills
- * them with the deterministic bench data, in multi-row inserts.
+ * them with the deterministic bench data, in multi-row inserts; with
+ * `sameSecond`, every order was created in the same second.
  */
-export async function seed(server: MysqlServer, database: string, orders: number): Promise<void> {
+export async function seed(
+  server: MysqlServer,
+  database: string,
+  orders: number,
+  sameSecond = false,
+): Promise<void> {
   const conn = await connect(server, database);
   try {
     await conn.query('SET FOREIGN_KEY_CHECKS = 0');
@@ -134,7 +141,7 @@ export async function seed(server: MysqlServer, database: string, orders: number
         conn,
         'orders',
         ['id', 'service_id', 'user_name', 'user_phone', 'create_time', 'status'],
-        orderRows(from, to),
+        orderRows(from, to, sameSecond),
       );
     }
     await conn.query('ANALYZE TABLE merchants, services, orders');

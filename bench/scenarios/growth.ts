@@ -41,13 +41,19 @@ async function cursorAfterRow(server: MysqlServer, database: string, depth: numb
   }
 }
 
-/** The first page of a cursor walk and the page after row 900,000, p50 side by side. */
+/**
+ * The first page of a cursor walk and the page after row 900,000, p50 side by
+ * side; `shape` names how the orders spread over time.
+ */
 async function cursorDepth(
   platform: RunningServer,
   server: MysqlServer,
   database: string,
   settings: BenchSettings,
+  shape: string,
 ): Promise<ResultRow> {
+  // The service makes the cursor secret the first time it walks.
+  await fetch(`${platform.url}/api/order/list?pageSize=1`);
   const cursor = await cursorAfterRow(server, database, CURSOR_DEPTH);
   const page = (query: string) =>
     load({
@@ -55,12 +61,14 @@ async function cursorDepth(
       connections: 8,
       duration: settings.duration,
     });
-  progress(`growth: cursor pages of ${CURSOR_PAGE_SIZE}, the first and after row ${CURSOR_DEPTH}`);
+  progress(
+    `growth: cursor pages of ${CURSOR_PAGE_SIZE} (${shape}), the first and after row ${CURSOR_DEPTH}`,
+  );
   const [first, deep] = [await page(''), await page(`&cursor=${cursor}`)];
   const ratio = Math.max(deep.p50, 1) / Math.max(first.p50, 1);
   progress(`  first page p50 ${first.p50} ms, after row ${CURSOR_DEPTH} p50 ${deep.p50} ms`);
   return row({
-    scenario: `growth: cursor page after row ${CURSOR_DEPTH} at ${database.split('_').at(-1)} orders`,
+    scenario: `growth: cursor page after row ${CURSOR_DEPTH} at ${database.split('_').at(-1)} orders ${shape}`,
     rps: deep.rps,
     p50_ms: deep.p50,
     p99_ms: deep.p99,
@@ -103,7 +111,7 @@ export async function growth(settings: BenchSettings): Promise<ResultRow[]> {
         };
       }
       if (size === SIZES.at(-1))
-        deepCursor = await cursorDepth(platform, server, database, settings);
+        deepCursor = await cursorDepth(platform, server, database, settings, '3 a second');
     } finally {
       await platform.stop();
     }
@@ -136,5 +144,21 @@ export async function growth(settings: BenchSettings): Promise<ResultRow[]> {
     });
   });
   if (!deepCursor) throw new Error('cursor depth not measured');
-  return [...pageRows, deepCursor];
+  return [...pageRows, deepCursor, await sameSecondCursorDepth(server, settings)];
+}
+
+/**
+ * The cursor pages again, with every one of 1,000,000 orders created in the
+ * same second (a burst's shape): the walk's position then differs by id alone.
+ */
+async function sameSecondCursorDepth(server: MysqlServer, settings: BenchSettings) {
+  const orders = SIZES.at(-1) as number;
+  const database = `bench_platform_same_second_${orders}`;
+  await ensureData(server, database, orders, true);
+  const platform = await startPlatform(server, database);
+  try {
+    return await cursorDepth(platform, server, database, settings, 'in one second');
+  } finally {
+    await platform.stop();
+  }
 }

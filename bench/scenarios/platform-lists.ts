@@ -27,8 +27,16 @@ export function startPlatform(server: MysqlServer, database: string) {
   });
 }
 
-/** Makes sure `database` holds the bench data of this size, seeding it when it does not. */
-export async function ensureData(server: MysqlServer, database: string, orders: number) {
+/**
+ * Makes sure `database` holds the bench data of this size, seeding it when it
+ * does not (see seed for `sameSecond`).
+ */
+export async function ensureData(
+  server: MysqlServer,
+  database: string,
+  orders: number,
+  sameSecond = false,
+) {
   if (await holdsData(server, database, orders)) {
     progress(`reusing ${database}`);
     return false;
@@ -37,7 +45,7 @@ export async function ensureData(server: MysqlServer, database: string, orders: 
   // Starting the service once creates the database and applies the migrations.
   const schema = await startPlatform(server, database);
   await schema.stop();
-  await seed(server, database, orders);
+  await seed(server, database, orders, sameSecond);
   return true;
 }
 

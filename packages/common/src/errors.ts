@@ -67,6 +67,20 @@ export class DuplicateEntryError extends Error {
   }
 }
 
+/**
+ * The server gave up a statement for another transaction's locks: a lost
+ * deadlock, a lock wait past its bound, or a lock asked for without waiting
+ * (NOWAIT) that another held. Nothing of the transaction is kept; the same
+ * work may succeed when tried again.
+ */
+export class LockConflictError extends Error {
+  override name = 'LockConflictError';
+
+  constructor(options?: { cause?: unknown }) {
+    super('gave way to a conflicting transaction', options);
+  }
+}
+
 /** No slot came free in time for the work: it may succeed after `retryAfterSeconds`. */
 export class BusyError extends Error {
   override name = 'BusyError';

@@ -10,6 +10,7 @@ export {
   AppError,
   BusyError,
   DuplicateEntryError,
+  LockConflictError,
   MissingReferenceError,
   NotFoundError,
   StoreUnavailableError,

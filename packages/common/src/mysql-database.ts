@@ -1,5 +1,10 @@
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
-import { DuplicateEntryError, MissingReferenceError, StoreUnavailableError } from './errors.js';
+import {
+  DuplicateEntryError,
+  LockConflictError,
+  MissingReferenceError,
+  StoreUnavailableError,
+} from './errors.js';
 import { connectionOf, type PoolConnection, poolSize } from './mysql-driver.js';
 import {
   isMysqlUnavailable,
@@ -14,15 +19,25 @@ const DUPLICATE_ENTRY = 1062;
 const MISSING_REFERENCE = new Set([1216, 1452]);
 
 /**
+ * ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT (also MariaDB's answer to a NOWAIT
+ * lock that is taken) and MySQL's ER_LOCK_NOWAIT.
+ */
+const LOCK_CONFLICT = new Set([1213, 1205, 3572]);
+
+/**
  * A driver failure as the domain names it: a server out of reach (or too slow)
  * is a StoreUnavailableError, a unique key taken a DuplicateEntryError, a
- * foreign key that finds no row a MissingReferenceError. Anything else is a
+ * foreign key that finds no row a MissingReferenceError, a lost deadlock or
+ * lock wait a LockConflictError. Anything else is a
  * bug, returned as it is for the service to answer as one.
  */
 export function storeFailure(err: unknown): unknown {
   if (isMysqlUnavailable(err)) return new StoreUnavailableError('mysql', err);
   const errno = (err as { errno?: unknown } | null)?.errno;
   if (errno === DUPLICATE_ENTRY) return new DuplicateEntryError({ cause: err });
+  if (typeof errno === 'number' && LOCK_CONFLICT.has(errno)) {
+    return new LockConflictError({ cause: err });
+  }
   if (typeof errno === 'number' && MISSING_REFERENCE.has(errno)) {
     return new MissingReferenceError(undefined, undefined, { cause: err });
   }

@@ -118,7 +118,11 @@ export interface Statement {
 /**
  * Runs `statements` as one transaction in one round trip: START TRANSACTION,
  * the statements and COMMIT go to the server as one query (the pool must allow
- * multipleStatements), bounded like queryWithin's. The server stops at a
+ * multipleStatements), bounded like queryWithin's. The transaction reads
+ * committed rows: a locking read of a row that does not exist then locks no
+ * gap, so two transactions that each check a different missing key and then
+ * insert it do not deadlock (the binary log, if any, must then be ROW or
+ * MIXED, the servers' defaults). The server stops at a
  * statement that fails, and the transaction is then rolled back. A
  * connection that timed out is destroyed; the server, which has the whole
  * transaction, finishes it or rolls it back, but never does a part: a
@@ -131,13 +135,18 @@ export async function transactionWithin(
   timeoutMs: number,
   statements: Statement[],
 ): Promise<unknown[]> {
-  const sql = ['START TRANSACTION', ...statements.map((statement) => statement.sql), 'COMMIT'];
+  const sql = [
+    'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+    'START TRANSACTION',
+    ...statements.map((statement) => statement.sql),
+    'COMMIT',
+  ];
   const values = statements.flatMap((statement) => statement.values);
   const conn = await connectionOf(pool);
   try {
     const results = await statementOn<unknown[]>(conn, timeoutMs, sql.join(';\n'), values, {});
     conn.release();
-    return results.slice(1, -1);
+    return results.slice(2, -1);
   } catch (err) {
     if (isUsable(conn)) {
       await statementOn(conn, timeoutMs, 'ROLLBACK', [], {}).then(

@@ -3,6 +3,7 @@ import mysql, { type Pool } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DuplicateEntryError,
+  LockConflictError,
   MissingReferenceError,
   StoreUnavailableError,
 } from '../src/errors.js';
@@ -63,6 +64,23 @@ describe('createDatabase', () => {
     await expect(db.select('SELECT nothing FROM parents')).rejects.toMatchObject({
       code: 'ER_BAD_FIELD_ERROR',
     });
+  });
+
+  it('names a lock that another transaction holds a LockConflictError', async () => {
+    const db = createDatabase(pool, 5000);
+    await db.write('INSERT INTO parents (name) VALUES (?)', ['held']);
+    const holder = await mysql.createConnection({ ...test.settings, multipleStatements: true });
+    try {
+      await holder.query("START TRANSACTION; SELECT * FROM parents WHERE name = 'held' FOR UPDATE");
+      await expect(
+        db.transaction([
+          { sql: "SELECT id FROM parents WHERE name = 'held' FOR UPDATE NOWAIT", values: [] },
+        ]),
+      ).rejects.toBeInstanceOf(LockConflictError);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
   });
 
   it('is a StoreUnavailableError when the server does not answer in time or at all', async () => {

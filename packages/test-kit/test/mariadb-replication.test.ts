@@ -79,3 +79,40 @@ describe('MariaDB primary and replica', () => {
     expect(await ids(replica)).toEqual([1, 2, 3, 4]);
   });
 });
+
+describe('MariaDB primary and two replicas', () => {
+  let replication: TestMariaDbReplication;
+
+  beforeAll(async () => {
+    replication = await startMariaDbReplication({ replicas: 2 });
+    const { database: _, ...server } = replication.primary.settings(database);
+    await run(server, `CREATE DATABASE ${database}`);
+    await run(replication.primary.settings(database), 'CREATE TABLE t (id INT PRIMARY KEY)');
+  });
+
+  afterAll(async () => {
+    await replication?.stop();
+  });
+
+  it('copies every write to each replica, a server of its own; one stopped leaves the other applying', async () => {
+    const [first, second] = replication.replicas.map((node) => node.settings(database)) as [
+      MysqlSettings,
+      MysqlSettings,
+    ];
+    const ids = async (settings: MysqlSettings) =>
+      ((await run(settings, 'SELECT id FROM t ORDER BY id')) as { id: number }[]).map((r) => r.id);
+    await run(replication.primary.settings(database), 'INSERT INTO t VALUES (1)');
+    await replication.replicaCaughtUp();
+    expect([await ids(first), await ids(second)]).toEqual([[1], [1]]);
+    expect(replication.replica.port).toBe(first.port);
+    expect(new Set([replication.primary.port, first.port, second.port]).size).toBe(3);
+
+    await replication.stopReplicaSqlThread(1);
+    await run(replication.primary.settings(database), 'INSERT INTO t VALUES (2)');
+    await expect.poll(() => ids(first)).toEqual([1, 2]);
+    expect(await ids(second)).toEqual([1]);
+    await replication.startReplicaSqlThread(1);
+    await replication.replicaCaughtUp();
+    expect(await ids(second)).toEqual([1, 2]);
+  });
+});

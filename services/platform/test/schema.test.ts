@@ -93,9 +93,13 @@ describe('schema', () => {
     ]);
   });
 
-  it('holds one random cursor secret of 32 bytes', async () => {
-    const secrets = await rows('SELECT name, LENGTH(secret) AS bytes FROM platform_secrets');
-    expect(secrets).toEqual([{ name: 'cursor', bytes: 32 }]);
+  it('holds no cursor secret before the service makes one (test/server-versions.test.ts)', async () => {
+    const [table] = await rows(
+      `SELECT COUNT(*) AS tables FROM information_schema.TABLES
+       WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'platform_secrets'`,
+    );
+    expect(table).toEqual({ tables: 1 });
+    expect(await rows('SELECT name FROM platform_secrets')).toEqual([]);
   });
 
   it('uses InnoDB and utf8mb4, with cascading foreign keys', async () => {

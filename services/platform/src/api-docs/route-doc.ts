@@ -1,6 +1,11 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
-import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, METHOD_NOT_ALLOWED } from '../http/messages.js';
+import {
+  ADMIN_TOKEN_REQUIRED,
+  LISTS_BUSY,
+  METHOD_NOT_ALLOWED,
+  WRITE_CONFLICT,
+} from '../http/messages.js';
 import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
 import type { DocumentedFailure, FailureCode } from './failure-envelopes.js';
 import { methodNotAllowedBody } from './reply-schemas.js';
@@ -32,7 +37,7 @@ export interface RouteDoc {
   admin?: true;
   /** A list whose unpaged form takes a LIST_CONCURRENCY slot, so it may answer 503. */
   wholeList?: true;
-  /** A create that takes an Idempotency-Key, so it may answer 409 and 422. */
+  /** A create that takes an Idempotency-Key, so it may answer 409 and 422 (and 503, as every create). */
   idempotent?: true;
 }
 
@@ -92,7 +97,7 @@ export function operationDoc(route: RouteDoc): OperationDoc {
 }
 
 const IDEMPOTENCY_NOTE =
-  'Send an `Idempotency-Key` (one per create attempt, the same on each retry of it) to make the create safe to retry: a retry with the same key and body answers as the first did, with `Idempotent-Replayed: true`, and writes nothing.';
+  'Send an `Idempotency-Key` to make the create safe to retry: a new random key for each create attempt (a UUID v4), the same on each retry of it. A retry with the same key and body answers as the first did, with `Idempotent-Replayed: true`, and writes nothing. Keys are scoped per resource, not per caller: never send a guessable one such as an order number.';
 
 /** The Idempotency-Key of a create: the header it takes and the answers it adds. */
 function keyed(operation: OperationDoc, failure: DocumentedFailure): void {
@@ -129,6 +134,13 @@ function keyed(operation: OperationDoc, failure: DocumentedFailure): void {
       'The Idempotency-Key was used with a different request body: nothing written. Use a new key for a new request',
     schema: failure.schema([422]),
     example: failure.body(422, KEY_REUSED),
+  };
+  operation.responses[503] = {
+    description:
+      'The write gave way to a conflicting transaction (a lost deadlock or lock wait) and again when tried once more: nothing written; try again after Retry-After seconds',
+    schema: failure.schema([503]),
+    example: failure.body(503, WRITE_CONFLICT),
+    headers: { 'Retry-After': { description: 'seconds to wait', schema: z.string() } },
   };
 }
 

@@ -1,6 +1,7 @@
 import {
   createDatabase,
   type Database,
+  LockConflictError,
   MissingReferenceError,
   type Pool,
   type ResultSetHeader,
@@ -22,9 +23,10 @@ export interface PlatformDatabase extends ListDatabase {
    */
   lists: ListDatabase;
   /**
-   * Returns the new row's id. With `alongside`, the INSERT and that statement
-   * commit together in one transaction, or neither does; it names the new
-   * rows' ids as LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
+   * Returns the new row's id; tried once more after a LockConflictError.
+   * With `alongside`, the INSERT and that statement commit together in one
+   * transaction, or neither does; it names the new rows' ids as
+   * LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
    */
   insert(sql: string, values: unknown[], alongside?: Statement): Promise<number>;
   /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
@@ -33,6 +35,15 @@ export interface PlatformDatabase extends ListDatabase {
   update(sql: string, values: unknown[]): Promise<number>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
+}
+
+/**
+ * The reads of the list routes on replicas (replica-reads.ts). A `snapshot`
+ * is a read that takes a connection of `db` for itself (snapshot-stream.ts);
+ * `connection`, like the writes, is the primary's.
+ */
+export interface ListReads extends Database {
+  snapshot<R>(read: (db: Database) => Promise<R>): Promise<R>;
 }
 
 /** Reads, on whichever server a Database reaches. */
@@ -53,7 +64,12 @@ interface ListDatabase {
   ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
 }
 
-function readsOn(db: Database, queryTimeoutMs: number): ListDatabase {
+/** `snapshot`: where a read that holds a connection of its own runs (see ListReads). */
+function readsOn(
+  db: Database,
+  queryTimeoutMs: number,
+  snapshot: ListReads['snapshot'] = (read) => read(db),
+): ListDatabase {
   return {
     select: (sql, values = []) => db.select(sql, values),
     async selectJson(sql, values = []) {
@@ -65,15 +81,16 @@ function readsOn(db: Database, queryTimeoutMs: number): ListDatabase {
       }
       return Buffer.concat(parts);
     },
-    lookupThenStream: (lookup, list) => lookupThenStream(db, queryTimeoutMs, lookup, list),
+    lookupThenStream: (lookup, list) =>
+      snapshot((on) => lookupThenStream(on, queryTimeoutMs, lookup, list)),
   };
 }
 
-/** `listReads`: where the list routes read (replicaReads' Database); the primary when absent. */
+/** `listReads`: where the list routes read (replicaReads' reads); the primary when absent. */
 export function platformDatabase(
   pool: Pool,
   queryTimeoutMs = 5000,
-  listReads?: Database,
+  listReads?: ListReads,
 ): PlatformDatabase {
   const db: Database = createDatabase(pool, queryTimeoutMs);
   const reads = readsOn(db, queryTimeoutMs);
@@ -116,9 +133,9 @@ export function platformDatabase(
 
   return {
     ...reads,
-    lists: listReads ? readsOn(listReads, queryTimeoutMs) : reads,
+    lists: listReads ? readsOn(listReads, queryTimeoutMs, listReads.snapshot) : reads,
     async insert(sql, values, alongside) {
-      const [id] = await insertWith(sql, values, 1, alongside);
+      const [id] = await retriedOnConflict(() => insertWith(sql, values, 1, alongside));
       return id as number;
     },
     async insertRows(sql, rows, alongside) {
@@ -130,6 +147,21 @@ export function platformDatabase(
     },
     connections: db.connections,
   };
+}
+
+/**
+ * `write`, tried again when the server gave it up for another transaction's
+ * locks (a lost deadlock or lock wait, in which it kept nothing), until
+ * `attempts` have failed; then that LockConflictError.
+ */
+export async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 2): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof LockConflictError) || attempt >= attempts) throw err;
+    }
+  }
 }
 
 /**

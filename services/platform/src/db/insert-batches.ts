@@ -1,5 +1,5 @@
-import { type Statement, StoreUnavailableError } from '@svc/common';
-import type { PlatformDatabase } from './database.js';
+import { LockConflictError, type Statement, StoreUnavailableError } from '@svc/common';
+import { type PlatformDatabase, retriedOnConflict } from './database.js';
 
 interface WaitingRow<Key> {
   values: unknown[];
@@ -37,8 +37,14 @@ interface InsertBatchOptions<Key> {
  * then written alone and gets its own answer.
  *
  * Rows sent with an Idempotency-Key share statements too: their keys are
- * written by one more statement in the same transaction (a key already kept
- * fails the transaction, and each row is then written alone).
+ * written by one more statement in the same transaction (a key already kept,
+ * or being written by another transaction, fails the transaction at once, and
+ * each row is then written alone).
+ *
+ * A statement the server gave up for another transaction's locks (a lost
+ * deadlock or lock wait: a LockConflictError) is tried once more: a shared
+ * one by writing each of its rows alone, a row alone by writing it again.
+ * A second such failure is the row's answer.
  *
  * At most `maxWaiting` rows wait; a row beyond that is refused at once as
  * store-unavailable, as the pool's own queue refuses a query, so a hung server
@@ -64,6 +70,7 @@ export function insertBatches<Key>(
   }
 
   async function write(rows: WaitingRow<Key>[]): Promise<void> {
+    let attemptsAlone = 2;
     if (rows.length > 1) {
       try {
         const ids = await db.insertRows(
@@ -78,13 +85,16 @@ export function insertBatches<Key>(
           for (const row of rows) row.reject(err);
           return;
         }
+        // The shared statement's try was each row's first.
+        if (err instanceof LockConflictError) attemptsAlone = 1;
       }
     }
     await Promise.all(
       rows.map((row) =>
-        db
-          .insertRows(statementFor(1), [row.values], keysOf([row]))
-          .then(([id]) => row.resolve(id as number), row.reject),
+        retriedOnConflict(
+          () => db.insertRows(statementFor(1), [row.values], keysOf([row])),
+          attemptsAlone,
+        ).then(([id]) => row.resolve(id as number), row.reject),
       ),
     );
   }

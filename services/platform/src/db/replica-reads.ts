@@ -8,11 +8,10 @@ import {
   statementOn,
   storeFailure,
 } from '@svc/common';
+import type { ListReads } from './database.js';
 import type { GtidStatements } from './gtid.js';
+import { replicaTurns } from './replica-turns.js';
 import { sharedRead } from './shared-read.js';
-
-/** A replica that failed is tried again after this long, so it is back within 10 s of its return. */
-const DOWN_MS = 3000;
 
 interface ReplicaReadOptions {
   primary: Database;
@@ -35,8 +34,8 @@ const isUnavailable = (err: unknown) => storeFailure(err) instanceof StoreUnavai
  * A Database whose reads run on a replica once it has applied every write the
  * primary had logged when the read began, so a list shows every write any
  * instance had answered before it arrived. The wait is bounded by `waitMs`;
- * a replica still behind then, or down, leaves the read to the primary (or
- * to the next replica, when down). With the primary down, reads go to a
+ * a replica still behind then, or down, leaves the read to the next replica,
+ * and the primary when none is left. With the primary down, reads go to a
  * replica without waiting: there are no new writes to wait for.
  */
 export function replicaReads(options: ReplicaReadOptions) {
@@ -59,9 +58,9 @@ export function replicaReads(options: ReplicaReadOptions) {
     pool.on('connection', () => reached.delete(replica));
     return replica;
   });
-  const downUntil = new Map<Database, number>();
+  // A replica that rests forgets where it was.
+  const turns = replicaTurns(servers, (replica) => reached.delete(replica));
   const targets: ReadTargets = { replica: 0, primary: 0 };
-  let turn = 0;
 
   /** The primary's position; undefined when the primary does not answer. */
   async function position(): Promise<string | undefined> {
@@ -73,33 +72,25 @@ export function replicaReads(options: ReplicaReadOptions) {
     }
   }
 
-  /** The replicas that are not resting after a failure, from the next one in turn. */
-  function upReplicas(): Database[] {
-    turn = (turn + 1) % servers.length;
-    const now = Date.now();
-    return servers
-      .map((_server, i) => servers[(turn + i) % servers.length] as Database)
-      .filter((replica) => (downUntil.get(replica) ?? 0) <= now);
-  }
-
   /**
    * `work` on a connection of the first replica that answers: a replica out
-   * of reach rests for DOWN_MS and the next is tried. Undefined when none
-   * answers or `work` gives up on the connection (which it then released).
+   * of reach rests and the next is tried, as is the next when
+   * `work` gives up on the connection (which it then released). Undefined
+   * when no replica is left.
    */
   async function onReplica<R>(
     work: (conn: PoolConnection, replica: Database) => Promise<R | undefined>,
   ): Promise<R | undefined> {
-    for (const replica of upReplicas()) {
+    for (const replica of turns.next()) {
       let conn: PoolConnection | undefined;
       try {
         conn = await replica.connection();
-        return await work(conn, replica);
+        const result = await work(conn, replica);
+        if (result !== undefined) return result;
       } catch (err) {
         if (conn) destroyConnection(conn);
         if (!isUnavailable(err)) throw storeFailure(err);
-        downUntil.set(replica, Date.now() + DOWN_MS);
-        reached.delete(replica);
+        turns.rest(replica);
       }
     }
     return undefined;
@@ -108,9 +99,12 @@ export function replicaReads(options: ReplicaReadOptions) {
   /**
    * `use` on a replica connection once the replica has applied `upTo` (at
    * once when undefined, or when it was seen there), waited for at most
-   * waitMs; undefined when no replica has.
+   * waitMs on each replica in turn; undefined when no replica has.
    */
-  const whenCaughtUp = <R>(upTo: string | undefined, use: (conn: PoolConnection) => Promise<R>) =>
+  const whenCaughtUp = <R>(
+    upTo: string | undefined,
+    use: (conn: PoolConnection, replica: Database) => Promise<R>,
+  ) =>
     onReplica(async (conn, replica) => {
       if (upTo !== undefined && reached.get(replica) !== upTo) {
         // The wait is bounded by waitMs on the server: the query's own bound comes on top.
@@ -126,7 +120,7 @@ export function replicaReads(options: ReplicaReadOptions) {
         }
         reached.set(replica, upTo);
       }
-      return use(conn);
+      return use(conn, replica);
     });
 
   /** The primary's answer, counted. */
@@ -135,7 +129,7 @@ export function replicaReads(options: ReplicaReadOptions) {
     return read();
   };
 
-  const reads: Database = {
+  const reads: ListReads = {
     /**
      * A replica seen at the primary's last known position runs the statement
      * at once, while the primary's position is read: if it is still the same,
@@ -171,16 +165,33 @@ export function replicaReads(options: ReplicaReadOptions) {
       targets.replica++;
       return rows;
     },
-    // A snapshot streams from its connection: the replica is waited for first.
-    async connection() {
-      const conn = await whenCaughtUp(await position(), async (conn) => conn);
-      if (!conn) return onPrimary(primary.connection);
-      targets.replica++;
-      return conn;
-    },
+    connection: primary.connection,
     write: primary.write,
     transaction: primary.transaction,
     connections: primary.connections,
+    /**
+     * A snapshot streams from its connection: the replica is waited for
+     * first. A read that fails there before it answers (the replica went
+     * away, or broke, after its wait) is read from the primary instead.
+     */
+    async snapshot(read) {
+      const caughtUp = await whenCaughtUp(await position(), async (conn, replica) => ({
+        conn,
+        replica,
+      }));
+      if (caughtUp) {
+        const { conn, replica } = caughtUp;
+        try {
+          const answer = await read({ ...primary, connection: async () => conn });
+          targets.replica++;
+          return answer;
+        } catch (err) {
+          // `read` dropped the connection.
+          if (isUnavailable(err)) turns.rest(replica);
+        }
+      }
+      return onPrimary(() => read(primary));
+    },
   };
   return { reads, targets };
 }

@@ -2,6 +2,7 @@ import {
   AppError,
   BusyError,
   bodyFaultOf,
+  LockConflictError,
   MissingReferenceError,
   NotFoundError,
   StoreUnavailableError,
@@ -17,7 +18,11 @@ import {
   noSuchRow,
   STORAGE_UNAVAILABLE,
   UNEXPECTED,
+  WRITE_CONFLICT,
 } from './messages.js';
+
+/** A create that gave way twice to another transaction's locks: those are mostly held for milliseconds. */
+const CONFLICT_RETRY_SECONDS = 1;
 
 /** The outcome code and English text of an error a spec route met, and when to retry. */
 function failureOf(err: unknown): { code: number; text: string; retryAfter?: number } {
@@ -30,6 +35,9 @@ function failureOf(err: unknown): { code: number; text: string; retryAfter?: num
   if (err instanceof BusyError) {
     return { code: 503, text: LISTS_BUSY, retryAfter: err.retryAfterSeconds };
   }
+  if (err instanceof LockConflictError) {
+    return { code: 503, text: WRITE_CONFLICT, retryAfter: CONFLICT_RETRY_SECONDS };
+  }
   const body = bodyFaultOf(err);
   if (body) return { code: body.status, text: BODY_FAULTS[body.fault] };
   return { code: 500, text: UNEXPECTED };
@@ -38,8 +46,8 @@ function failureOf(err: unknown): { code: number; text: string; retryAfter?: num
 /**
  * Outcomes answered at their own HTTP status, so proxies and clients that only
  * look at the status see them: an Idempotency-Key in flight (409, retry) or
- * reused with another body (422), a whole list refused for want of a slot (503,
- * retry). Every other outcome is HTTP 200, as the spec has it.
+ * reused with another body (422), a whole list refused for want of a slot or a
+ * create that gave way to another transaction's locks twice (503, retry). Every other outcome is HTTP 200, as the spec has it.
  */
 const OWN_STATUS = new Set([409, 422, 503]);
 const KEY_IN_FLIGHT_RETRY_SECONDS = 1;

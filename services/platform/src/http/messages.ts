@@ -12,6 +12,8 @@ export const SERVER_ERROR = '服务器出错';
 export const STORAGE_UNAVAILABLE = 'storage is unavailable';
 export const UNEXPECTED = 'internal error';
 export const ADMIN_TOKEN_REQUIRED = 'administrator token required';
+export const WRITE_CONFLICT =
+  'the database gave this write up for a conflicting one (deadlock or lock wait), try again shortly';
 export const LISTS_BUSY = 'too many whole lists are being read at once, try again shortly';
 export const NOT_AN_OBJECT = 'request body must be a JSON object';
 export const NOT_JSON_TYPE = 'Content-Type must be application/json';

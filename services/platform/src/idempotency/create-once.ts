@@ -1,4 +1,4 @@
-import { AppError, DuplicateEntryError } from '@svc/common';
+import { AppError, DuplicateEntryError, LockConflictError } from '@svc/common';
 import type { Request, Response } from 'express';
 import { KEY_IN_FLIGHT, KEY_REUSED } from './idempotency.messages.js';
 import type { IdempotencyRepository, KeyedResource, RequestKey } from './idempotency.repository.js';
@@ -22,8 +22,9 @@ const ATTEMPTS = 3;
  * transaction, so a key is kept exactly when its row was written. A key
  * already kept answers with that row (the same body) or a 422 (another body);
  * a key whose first request is still running on this instance is a 409. On
- * another instance, the database's unique key makes the second insert wait for
- * the first transaction and then find the key kept.
+ * another instance, the transaction finds the key's row locked and gives up at
+ * once (idempotency.repository.ts), and a key whose row another transaction
+ * still holds is a 409 too: no request waits for another's.
  */
 export function createOnce(keys: IdempotencyRepository) {
   const inFlight = new Set<string>();
@@ -33,6 +34,9 @@ export function createOnce(keys: IdempotencyRepository) {
       try {
         return { id: await insert(input, key), replayed: false };
       } catch (err) {
+        if (err instanceof LockConflictError && (await keys.held(key))) {
+          throw new AppError(409, KEY_IN_FLIGHT, { cause: err });
+        }
         if (!(err instanceof DuplicateEntryError)) throw err;
         if (attempt === ATTEMPTS) throw new AppError(409, KEY_IN_FLIGHT, { cause: err });
       }

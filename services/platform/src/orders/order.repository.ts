@@ -4,6 +4,7 @@ import { naming, type PlatformDatabase } from '../db/database.js';
 import { insertBatches } from '../db/insert-batches.js';
 import { limitClause, type Page } from '../db/page.js';
 import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
+import { cursorSecret } from './cursor-secret.js';
 import type { NewOrder, OrderRow } from './order.schema.js';
 import {
   ORDER_COLUMNS,
@@ -98,13 +99,16 @@ export function orderRepository(
   function walk(status: number | undefined, after: RowPosition | undefined, limit: number) {
     const filter = where(status);
     if (!after) return pageOf(filter, ' LIMIT ?', [limit]);
-    // One range of the index (up to the second of `after`), less the rows
-    // of that second at or above its id.
-    const past = `o.create_time <= FROM_UNIXTIME(?) AND (o.create_time < FROM_UNIXTIME(?) OR o.id < ?)`;
+    // Two ranges of the index, each bounded at `after`: the rest of its
+    // second below its id, then the older seconds. Written as one range up to
+    // the second, less the rows at or above the id, the walk would step over
+    // every row of that second above `after` (a million, when a million
+    // orders share it).
+    const past = `(o.create_time = FROM_UNIXTIME(?) AND o.id < ?) OR o.create_time < FROM_UNIXTIME(?)`;
     return pageOf(
       {
-        sql: filter.sql ? `${filter.sql} AND ${past}` : ` WHERE ${past}`,
-        values: [...filter.values, after.createTime, after.createTime, after.id],
+        sql: filter.sql ? `${filter.sql} AND (${past})` : ` WHERE ${past}`,
+        values: [...filter.values, after.createTime, after.id, after.createTime],
       },
       ' LIMIT ?',
       [limit],
@@ -121,8 +125,6 @@ export function orderRepository(
       return row?.total ?? 0;
     });
 
-  let cursorSecret: Promise<Buffer> | undefined;
-
   return {
     /** Every order of the status (or of all), newest first: whole, a page, a walk's page, or counted. */
     list(status: number | undefined) {
@@ -138,21 +140,7 @@ export function orderRepository(
     },
 
     /** The secret that signs the list's cursors, which every instance on the database shares. */
-    cursorSecret(): Promise<Buffer> {
-      cursorSecret ??= db.lists
-        .select<{ secret: Buffer }>("SELECT secret FROM platform_secrets WHERE name = 'cursor'")
-        .then(
-          ([row]) => {
-            if (!row) throw new Error('platform_secrets has no cursor secret: run the migrations');
-            return row.secret;
-          },
-          (err) => {
-            cursorSecret = undefined;
-            throw err;
-          },
-        );
-      return cursorSecret;
-    },
+    cursorSecret: cursorSecret(db),
 
     /** Status 1 (completed); a NotFoundError when no order has the id. Completing twice is no error. */
     async complete(id: number): Promise<void> {
