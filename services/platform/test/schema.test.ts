@@ -120,6 +120,7 @@ describe('schema', () => {
     ).toEqual([
       { child: 'orders', parent: 'services', onDelete: 'CASCADE' },
       { child: 'services', parent: 'merchants', onDelete: 'CASCADE' },
+      { child: 'webhook_deliveries', parent: 'webhooks', onDelete: 'CASCADE' },
     ]);
   });
 
@@ -195,6 +196,7 @@ describe('list queries on 20,000 orders', () => {
       insertRows: db.insertRows,
       connections: db.connections,
       update: db.update,
+      change: db.change,
     };
     const keys = idempotencyRepository(recording, 60);
     const orders = orderRepository(recording, keys);

@@ -22,15 +22,20 @@ export interface PlatformDatabase extends ListDatabase {
    */
   lists: ListDatabase;
   /**
-   * Returns the new row's id. With `alongside`, the INSERT and that statement
-   * commit together in one transaction, or neither does; it names the new
+   * Returns the new row's id. With `alongside`, the INSERT and those statements
+   * commit together in one transaction, or none does; they name the new
    * rows' ids as LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
    */
-  insert(sql: string, values: unknown[], alongside?: Statement): Promise<number>;
+  insert(sql: string, values: unknown[], alongside?: Statement[]): Promise<number>;
   /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
-  insertRows(sql: string, rows: unknown[][], alongside?: Statement): Promise<number[]>;
+  insertRows(sql: string, rows: unknown[][], alongside?: Statement[]): Promise<number[]>;
   /** Returns the number of rows the statement matched. */
   update(sql: string, values: unknown[]): Promise<number>;
+  /**
+   * The statements as one transaction (see outbox.ts statusChange); true when
+   * the first, a SELECT that locks the changed row, found it.
+   */
+  change(statements: Statement[]): Promise<boolean>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
 }
@@ -98,18 +103,19 @@ export function platformDatabase(
 
   /**
    * The ids of `count` rows one INSERT wrote: consecutive, `step` apart (see
-   * autoIncrementStep). With `alongside`, one transaction holds both
+   * autoIncrementStep). With `alongside`, one transaction holds all the
    * statements, sent in one round trip.
    */
   async function insertWith(
     sql: string,
     values: unknown[],
     count: number,
-    alongside: Statement | undefined,
+    alongside: Statement[],
     step = 1,
   ): Promise<number[]> {
-    const result = alongside
-      ? ((await db.transaction([{ sql, values }, alongside]))[0] as ResultSetHeader)
+    const result =
+      alongside.length > 0
+        ? ((await db.transaction([{ sql, values }, ...alongside]))[0] as ResultSetHeader)
       : await db.write(sql, values);
     return Array.from({ length: count }, (_row, i) => result.insertId + i * step);
   }
@@ -117,16 +123,20 @@ export function platformDatabase(
   return {
     ...reads,
     lists: listReads ? readsOn(listReads, queryTimeoutMs) : reads,
-    async insert(sql, values, alongside) {
+    async insert(sql, values, alongside = []) {
       const [id] = await insertWith(sql, values, 1, alongside);
       return id as number;
     },
-    async insertRows(sql, rows, alongside) {
+    async insertRows(sql, rows, alongside = []) {
       const step = rows.length > 1 ? await autoIncrementStep() : 1;
       return insertWith(sql, rows.flat(), rows.length, alongside, step);
     },
     async update(sql, values) {
       return (await db.write(sql, values)).affectedRows;
+    },
+    async change(statements) {
+      const [locked] = (await db.transaction(statements)) as unknown[][];
+      return (locked?.length ?? 0) > 0;
     },
     connections: db.connections,
   };
