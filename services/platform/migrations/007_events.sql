@@ -1,4 +1,4 @@
--- The outbox (see src/events/README in the platform README, "Events"). A change
+-- The outbox (the platform README, "Events", says how it works). A change
 -- writes its event row in its own transaction with id NULL; seq is the write
 -- order, which is not the commit order. The publisher (src/events/publisher.ts)
 -- numbers committed rows one run at a time, under the lock of the counter row
@@ -51,6 +51,7 @@ CREATE TABLE webhook_deliveries (
   PRIMARY KEY (id),
   UNIQUE KEY uk_deliveries_event (webhook_id, event_id),
   KEY idx_deliveries_due (status, next_attempt_at),
+  KEY idx_deliveries_event (event_id),
   CONSTRAINT fk_deliveries_webhook FOREIGN KEY (webhook_id)
     REFERENCES webhooks (id) ON DELETE CASCADE
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

@@ -14,6 +14,8 @@ import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
 import { platformDatabase } from './db/database.js';
 import { replicaSet } from './db/replica-set.js';
+import { eventOutbox } from './events/event-outbox.js';
+import { sweepOldEvents } from './events/event-sweeper.js';
 import { messageBody } from './http/envelopes.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
@@ -40,7 +42,10 @@ await runService('platform', async () => {
       : undefined;
 
   const metrics = config.METRICS_ENABLED ? createMetrics({ pool }) : undefined;
+  const db = platformDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS);
+  const outbox = eventOutbox(db, logger);
   const app = createApp({
+    outbox,
     pool,
     logger,
     metrics,
@@ -68,17 +73,18 @@ await runService('platform', async () => {
       "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",
     );
   }
-  const keys = idempotencyRepository(
-    platformDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS),
-    config.IDEMPOTENCY_TTL_SECONDS,
-  );
+  const keys = idempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS);
   const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);
+  const stopPublishing = outbox.publisher.start();
+  const stopRetention = sweepOldEvents(outbox.events, config.EVENT_RETENTION_DAYS, logger);
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,
       logger,
-      close: () => {
+      close: async () => {
         stopSweeping();
+        stopRetention();
+        await stopPublishing();
         return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
       },
     }),

@@ -197,6 +197,7 @@ describe('list queries on 20,000 orders', () => {
       connections: db.connections,
       update: db.update,
       change: db.change,
+      readCommitted: db.readCommitted,
     };
     const keys = idempotencyRepository(recording, 60);
     const orders = orderRepository(recording, keys);

@@ -1,10 +1,13 @@
 import {
   createDatabase,
   type Database,
+  destroyConnection,
   MissingReferenceError,
   type Pool,
   type ResultSetHeader,
   type Statement,
+  statementOn,
+  storeFailure,
 } from '@svc/common';
 import { lookupThenStream } from './snapshot-stream.js';
 
@@ -36,9 +39,19 @@ export interface PlatformDatabase extends ListDatabase {
    * the first, a SELECT that locks the changed row, found it.
    */
   change(statements: Statement[]): Promise<boolean>;
+  /**
+   * A READ COMMITTED transaction on a connection of its own, for steps that
+   * depend on earlier answers (`run` sends one query, bounded by the query
+   * timeout): committed when `work` resolves, rolled back when it throws.
+   * Each read sees what had committed when it ran, and takes no gap locks.
+   */
+  readCommitted<T>(work: (run: Run) => Promise<T>): Promise<T>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
 }
+
+/** One query of a transaction (see readCommitted); its rows, or its result header. */
+export type Run = <R>(sql: string, values?: unknown[]) => Promise<R>;
 
 /** Reads, on whichever server a Database reaches. */
 interface ListDatabase {
@@ -116,7 +129,7 @@ export function platformDatabase(
     const result =
       alongside.length > 0
         ? ((await db.transaction([{ sql, values }, ...alongside]))[0] as ResultSetHeader)
-      : await db.write(sql, values);
+        : await db.write(sql, values);
     return Array.from({ length: count }, (_row, i) => result.insertId + i * step);
   }
 
@@ -138,8 +151,36 @@ export function platformDatabase(
       const [locked] = (await db.transaction(statements)) as unknown[][];
       return (locked?.length ?? 0) > 0;
     },
+    readCommitted: (work) => readCommitted(db, queryTimeoutMs, work),
     connections: db.connections,
   };
+}
+
+async function readCommitted<T>(
+  db: Database,
+  queryTimeoutMs: number,
+  work: (run: Run) => Promise<T>,
+): Promise<T> {
+  const conn = await db.connection();
+  const run: Run = async (sql, values = []) => {
+    try {
+      return await statementOn(conn, queryTimeoutMs, sql, values);
+    } catch (err) {
+      throw storeFailure(err);
+    }
+  };
+  try {
+    await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+    await run('START TRANSACTION');
+    const result = await work(run);
+    await run('COMMIT');
+    conn.release();
+    return result;
+  } catch (err) {
+    // A connection whose transaction is in doubt is not given to another query.
+    destroyConnection(conn);
+    throw err;
+  }
 }
 
 /**

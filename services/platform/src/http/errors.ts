@@ -19,10 +19,17 @@ import {
   UNEXPECTED,
 } from './messages.js';
 
-/** The outcome code and English text of an error a spec route met, and when to retry. */
-function failureOf(err: unknown): { code: number; text: string; retryAfter?: number } {
+/** The outcome code and English text of an error a route met, and when to retry. */
+function failureOf(
+  err: unknown,
+  envelope: FailureEnvelope,
+): { code: number; text: string; retryAfter?: number } {
   if (err instanceof AppError) return { code: err.status, text: err.message };
-  if (err instanceof StoreUnavailableError) return { code: 500, text: STORAGE_UNAVAILABLE };
+  if (err instanceof StoreUnavailableError) {
+    return envelope.atStatus
+      ? { code: 503, text: STORAGE_UNAVAILABLE, retryAfter: STORE_RETRY_SECONDS }
+      : { code: 500, text: STORAGE_UNAVAILABLE };
+  }
   if (err instanceof NotFoundError) return { code: 404, text: noSuchRow(err.what, err.id) };
   if (err instanceof MissingReferenceError && err.what !== undefined) {
     return { code: 500, text: noSuchRow(err.what, err.id ?? '') };
@@ -43,6 +50,7 @@ function failureOf(err: unknown): { code: number; text: string; retryAfter?: num
  */
 const OWN_STATUS = new Set([409, 422, 503]);
 const KEY_IN_FLIGHT_RETRY_SECONDS = 1;
+const STORE_RETRY_SECONDS = 1;
 
 /**
  * The service's one error middleware, last in the app. A spec route's failure
@@ -65,12 +73,13 @@ export function errorHandler(
       res.status(500).json(messageBody(500, INTERNAL_ERROR));
       return;
     }
-    const { code, text, retryAfter } = failureOf(err);
+    const { code, text, retryAfter } = failureOf(err, envelope);
     if (code >= 500) req.log.error({ err }, 'request failed');
     else req.log.warn({ failure: { status: code, detail: text } }, 'request rejected');
     const retry = code === 409 ? KEY_IN_FLIGHT_RETRY_SECONDS : retryAfter;
     if (retry !== undefined) res.set('Retry-After', String(retry));
-    res.status(OWN_STATUS.has(code) ? code : 200).json(envelope.body(code, text));
+    const status = envelope.atStatus || OWN_STATUS.has(code) ? code : 200;
+    res.status(status).json(envelope.body(code, text));
   };
 }
 
