@@ -50,7 +50,7 @@ CREATE TABLE webhook_deliveries (
   error VARCHAR(255) NULL DEFAULT NULL,
   PRIMARY KEY (id),
   UNIQUE KEY uk_deliveries_event (webhook_id, event_id),
-  KEY idx_deliveries_due (status, next_attempt_at),
+  KEY idx_deliveries_claim (webhook_id, status, next_attempt_at),
   KEY idx_deliveries_event (event_id),
   CONSTRAINT fk_deliveries_webhook FOREIGN KEY (webhook_id)
     REFERENCES webhooks (id) ON DELETE CASCADE

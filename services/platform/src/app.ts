@@ -28,6 +28,9 @@ import { platformDocument, routeDocs, statusRoutes } from './openapi.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRouter } from './orders/order.router.js';
 import { platformMetrics } from './platform-metrics.js';
+import type { WebhookDeliverer } from './webhooks/deliverer.js';
+import { webhookRepository } from './webhooks/webhook.repository.js';
+import { webhookRouter } from './webhooks/webhook.router.js';
 
 export interface AppDeps {
   pool: Pool;
@@ -51,6 +54,10 @@ export interface AppDeps {
   metricsRoute?: boolean;
   /** The events' publisher and hub, when main runs them in the background; the app's own otherwise. */
   outbox?: EventOutbox;
+  /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may reach loopback, private and link-local addresses. */
+  webhooksAllowPrivate?: boolean;
+  /** The webhook deliverer main runs, for its metrics. */
+  deliverer?: WebhookDeliverer;
 }
 
 /** The headers of the platform's answers that browser clients read. */
@@ -87,11 +94,23 @@ export function createApp(deps: AppDeps): Express {
   app.use(undecodableSegmentsLiterally);
   const orders = orderRepository(db, keys, { insertConcurrency: deps.insertConcurrency });
   const outbox = deps.outbox ?? eventOutbox(platformDatabase(pool, queryTimeoutMs), logger);
-  if (deps.metrics) platformMetrics(deps.metrics.registry, { orders, outbox }, deps.replicas);
+  if (deps.metrics) {
+    platformMetrics(
+      deps.metrics.registry,
+      { orders, outbox, deliveries: deps.deliverer?.outcomes },
+      deps.replicas,
+    );
+  }
   app.use(orderRouter(orders, routerDeps()));
   app.use(merchantRouter(merchantRepository(db, keys), routerDeps()));
   app.use(serviceRouter(serviceRepository(db, keys), routerDeps()));
   app.use(eventRouter(outbox, routerDeps()));
+  app.use(
+    webhookRouter(
+      { webhooks: webhookRepository(db), allowPrivate: deps.webhooksAllowPrivate ?? false },
+      routerDeps(),
+    ),
+  );
   app.use(
     healthRouter(
       { mysql: () => db.select('SELECT 1') },

@@ -20,6 +20,8 @@ import { messageBody } from './http/envelopes.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
+import { webhookDeliverer } from './webhooks/deliverer.js';
+import { webhookRepository } from './webhooks/webhook.repository.js';
 
 await runService('platform', async () => {
   const config = loadPlatformConfig();
@@ -44,8 +46,14 @@ await runService('platform', async () => {
   const metrics = config.METRICS_ENABLED ? createMetrics({ pool }) : undefined;
   const db = platformDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS);
   const outbox = eventOutbox(db, logger);
+  const deliverer = webhookDeliverer(
+    { webhooks: webhookRepository(db), events: outbox.events, logger },
+    { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+  );
   const app = createApp({
     outbox,
+    deliverer,
+    webhooksAllowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     pool,
     logger,
     metrics,
@@ -77,6 +85,7 @@ await runService('platform', async () => {
   const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);
   const stopPublishing = outbox.publisher.start();
   const stopRetention = sweepOldEvents(outbox.events, config.EVENT_RETENTION_DAYS, logger);
+  deliverer.start();
   onShutdownSignals(
     shutdownGracefully(server, {
       graceMs: config.SHUTDOWN_GRACE_MS,
@@ -84,7 +93,7 @@ await runService('platform', async () => {
       close: async () => {
         stopSweeping();
         stopRetention();
-        await stopPublishing();
+        await Promise.all([stopPublishing(), deliverer.stop()]);
         return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
       },
     }),

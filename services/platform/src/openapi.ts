@@ -11,6 +11,7 @@ import { NOT_FOUND } from './http/messages.js';
 import { merchantDocs } from './merchants/merchant.docs.js';
 import { serviceDocs } from './offerings/service.docs.js';
 import { orderDocs } from './orders/order.docs.js';
+import { webhookDocs } from './webhooks/webhook.docs.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -51,12 +52,16 @@ const referenceDocs: OperationDoc[] = [
 export const routeDocs: RouteDoc[] = [...merchantDocs, ...serviceDocs, ...orderDocs];
 
 /** The routes outside the spec, whose failures are answered at their HTTP status. */
-export const statusRoutes = [...eventDocs].map(({ path }) => ({ path, failure: statusEnvelope }));
+export const statusRoutes = [...eventDocs, ...webhookDocs].map(({ path }) => ({
+  path,
+  failure: statusEnvelope,
+}));
 
 /** Every operation of the service, with the zod schemas its requests and answers follow. */
 export const platformOperations: OperationDoc[] = [
   ...routeDocs.map(operationDoc),
   ...eventDocs,
+  ...webhookDocs,
   ...healthDocs,
   ...referenceDocs,
 ];

@@ -11,7 +11,16 @@ import type { OrderRepository } from './orders/order.repository.js';
  */
 export function platformMetrics(
   registry: Registry,
-  { orders, outbox }: { orders: OrderRepository; outbox: EventOutbox },
+  {
+    orders,
+    outbox,
+    deliveries,
+  }: {
+    orders: OrderRepository;
+    outbox: EventOutbox;
+    /** Webhook attempts by outcome, where this instance delivers. */
+    deliveries?: Record<string, number>;
+  },
   replicas: ReplicaSet | undefined,
 ): void {
   new Gauge({
@@ -23,6 +32,18 @@ export function platformMetrics(
     },
   });
   eventMetrics(registry, outbox);
+  new Counter({
+    name: 'platform_webhook_deliveries_total',
+    help: 'Webhook delivery attempts this instance made, by outcome: delivered, retried (to be tried again) or failed (retries spent)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const outcome of ['delivered', 'retried', 'failed']) {
+        this.inc({ outcome }, deliveries?.[outcome] ?? 0);
+      }
+    },
+  });
   if (replicas) replicaMetrics(registry, replicas);
 }
 

@@ -176,7 +176,15 @@ const WRONG: [string, Record<string, string>][] = [
 ];
 
 /** The routes outside the spec, answered at their HTTP status (tested in events.test.ts and webhooks.test.ts). */
-const STATUS_ADMIN_ROUTES = ['GET /api/events', 'GET /api/events/stream'];
+const STATUS_ADMIN_ROUTES = [
+  'GET /api/events',
+  'GET /api/events/stream',
+  'POST /api/webhooks',
+  'GET /api/webhooks',
+  'DELETE /api/webhooks/:id',
+  'GET /api/webhooks/:id/deliveries',
+  'POST /api/webhooks/:id/retry',
+];
 
 describe.each(ADMIN_ROUTES)('%s with PLATFORM_ADMIN_TOKEN set', (_name, route) => {
   it.each(WRONG)('answers code 401 in its envelope to %s, changing nothing', async (_, headers) => {

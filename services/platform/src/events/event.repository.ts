@@ -44,6 +44,16 @@ export function eventRepository(db: PlatformDatabase) {
       return rows.map(feedEvent);
     },
 
+    /** The events of these ids that are kept, by id. */
+    async byIds(ids: number[]): Promise<Map<number, FeedEvent>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.select<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        ids,
+      );
+      return new Map(rows.map((row) => [Number(row.id), feedEvent(row)]));
+    },
+
     async bounds(): Promise<FeedBounds> {
       const [row] = await db.select<{ oldest: number | null; last: number }>(
         `SELECT (SELECT MIN(id) FROM events WHERE id IS NOT NULL) AS oldest,

@@ -84,7 +84,7 @@ export function errorHandler(
 }
 
 /** The 405 of a known path asked with another method; `allow` lists the path's methods. */
-function methodNotAllowed(allow: string): RequestHandler {
+export function methodNotAllowed(allow: string): RequestHandler {
   return (_req, res) => {
     res.set('Allow', allow).status(405).json(messageBody(405, METHOD_NOT_ALLOWED));
   };

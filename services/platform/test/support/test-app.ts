@@ -54,6 +54,7 @@ export async function createTestApp(
     bodyLimitKb?: number;
     withMetrics?: boolean;
     adminToken?: string;
+    webhooksAllowPrivate?: boolean;
     /** Publish events in the background, as main does. */
     publishing?: boolean;
   } = {},
