@@ -47,7 +47,13 @@ export function webhookDeliverer(
   let stopped = false;
   let failing = false;
 
-  async function attempt(receiver: Receiver, claimed: Claimed, body: Buffer | undefined) {
+  /** One attempt; a delivered one is added to `delivered` (by status), to be recorded with the others of its claim. */
+  async function attempt(
+    receiver: Receiver,
+    claimed: Claimed,
+    body: Buffer | undefined,
+    delivered: Map<number, number[]>,
+  ) {
     const id = String(claimed.eventId);
     const timestamp = Math.floor(Date.now() / 1000);
     const result = body
@@ -65,12 +71,11 @@ export function webhookDeliverer(
         )
       : { error: 'the event is no longer kept' };
     const status = 'status' in result ? result.status : undefined;
-    const error = 'error' in result ? result.error : `HTTP ${status}`;
     if (status !== undefined && status >= 200 && status < 300) {
-      await webhooks.record(claimed.id, { status: 'delivered', responseStatus: status });
-      outcomes.delivered += 1;
+      delivered.set(status, [...(delivered.get(status) ?? []), claimed.id]);
       return;
     }
+    const error = 'error' in result ? result.error : `HTTP ${status}`;
     const delay = body ? retryDelays[claimed.attempt - 1] : undefined;
     if (delay === undefined) {
       await webhooks.record(claimed.id, { status: 'failed', responseStatus: status, error });
@@ -93,12 +98,17 @@ export function webhookDeliverer(
       if (claimed.length === 0) return;
       const bodies = await events.byIds(claimed.map(({ eventId }) => eventId));
       const queue = [...claimed];
+      const delivered = new Map<number, number[]>();
       const worker = async () => {
         for (let next = queue.shift(); next; next = queue.shift()) {
-          await attempt(receiver, next, bodies.get(next.eventId)?.json);
+          await attempt(receiver, next, bodies.get(next.eventId)?.json, delivered);
         }
       };
       await Promise.all(Array.from({ length: PER_WEBHOOK }, worker));
+      for (const [status, ids] of delivered) {
+        await webhooks.delivered(ids, status);
+        outcomes.delivered += ids.length;
+      }
       if (claimed.length < CLAIM_ROWS || stopped) return;
     }
   }

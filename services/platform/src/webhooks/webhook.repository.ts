@@ -143,7 +143,16 @@ export function webhookRepository(db: PlatformDatabase) {
       });
     },
 
-    /** An attempt's outcome: delivered, failed for good, or pending again after `retryInSeconds`. */
+    /** Deliveries whose receiver answered `responseStatus` (a 2xx): one statement for a claim's worth. */
+    async delivered(ids: number[], responseStatus: number): Promise<void> {
+      await db.update(
+        `UPDATE webhook_deliveries SET status = 'delivered', response_status = ?, error = NULL
+         WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        [responseStatus, ...ids],
+      );
+    },
+
+    /** An attempt that failed: failed for good, or pending again after `retryInSeconds`. */
     async record(
       id: number,
       outcome: {
