@@ -176,6 +176,17 @@ describe('events on real processes', () => {
     expect(live.received).toHaveLength(300);
   });
 
+  it('ends its open streams at a graceful shutdown instead of waiting its grace on them', async () => {
+    const service = await start();
+    const stream = await readEventStream(service.url);
+    closers.push(stream.close);
+    const stopping = Date.now();
+    service.signal('SIGTERM');
+    await stream.ended;
+    expect(await service.exited).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan(5000);
+  });
+
   it('redelivers to a receiver that failed, 5 s later, with the same webhook-id', async () => {
     const service = await start();
     let calls = 0;

@@ -86,16 +86,19 @@ await runService('platform', async () => {
   const stopPublishing = outbox.publisher.start();
   const stopRetention = sweepOldEvents(outbox.events, config.EVENT_RETENTION_DAYS, logger);
   deliverer.start();
-  onShutdownSignals(
-    shutdownGracefully(server, {
-      graceMs: config.SHUTDOWN_GRACE_MS,
-      logger,
-      close: async () => {
-        stopSweeping();
-        stopRetention();
-        await Promise.all([stopPublishing(), deliverer.stop()]);
-        return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
-      },
-    }),
-  );
+  const shutdown = shutdownGracefully(server, {
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    logger,
+    close: async () => {
+      stopSweeping();
+      stopRetention();
+      await Promise.all([stopPublishing(), deliverer.stop()]);
+      return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
+    },
+  });
+  // Open event streams would hold the shutdown for its whole grace: they end first, and their clients resume elsewhere.
+  onShutdownSignals(() => {
+    outbox.hub.endAll();
+    return shutdown();
+  });
 });

@@ -9,7 +9,9 @@ interface StreamEvent {
 }
 
 /** Reads GET /api/events/stream of a running platform; `events` fills as they come. */
-export function readEventStream(url: string): Promise<{ events: StreamEvent[]; close(): void }> {
+export function readEventStream(
+  url: string,
+): Promise<{ events: StreamEvent[]; ended: Promise<void>; close(): void }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/api/events/stream`, (res) => {
       if (res.statusCode !== 200) {
@@ -43,7 +45,8 @@ export function readEventStream(url: string): Promise<{ events: StreamEvent[]; c
           }
         }
       });
-      resolve({ events, close: () => req.destroy() });
+      const ended = new Promise<void>((done) => res.once('close', () => done()));
+      resolve({ events, ended, close: () => req.destroy() });
     });
     req.on('error', reject);
     req.end();

@@ -14,6 +14,8 @@ const HEARTBEAT_MS = 10_000;
 interface Listener {
   published(): void;
   heartbeat(): void;
+  /** Ends the stream (the instance is shutting down: its client resumes elsewhere). */
+  end(): void;
 }
 
 /**
@@ -88,6 +90,11 @@ export function eventHub(events: EventRepository, logger: Logger) {
           heartbeats = undefined;
         }
       };
+    },
+
+    /** Ends every open stream, for a graceful shutdown: nothing waits on them. */
+    endAll(): void {
+      for (const listener of listeners) listener.end();
     },
 
     /** Open streams (a metric). */

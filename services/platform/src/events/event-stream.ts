@@ -39,6 +39,8 @@ export function streamEvents(
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
     'X-Accel-Buffering': 'no',
+    // A stream ends only when one side leaves: its connection is not kept for another request.
+    Connection: 'close',
   });
   res.flushHeaders();
   res.write(': events\n\n');
@@ -79,6 +81,7 @@ export function streamEvents(
     heartbeat: () => {
       if (res.writableLength < HIGH_WATER) res.write(HEARTBEAT);
     },
+    end: () => res.end(),
   });
   res.on('close', () => {
     closed = true;
