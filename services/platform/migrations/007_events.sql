@@ -12,8 +12,7 @@ CREATE TABLE events (
   created_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
   data MEDIUMBLOB NOT NULL,
   PRIMARY KEY (seq),
-  UNIQUE KEY uk_events_id (id),
-  KEY idx_events_created (created_at)
+  UNIQUE KEY uk_events_id (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
 -- The last id the publisher gave; its row lock serializes the publishers.
@@ -36,6 +35,8 @@ CREATE TABLE webhooks (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
 -- One row per event and webhook, written when the event is published.
+-- idx_deliveries_claim serves each webhook's claims, idx_deliveries_pending
+-- the oldest undelivered event (a metric), idx_deliveries_event retention.
 -- status: pending (next_attempt_at says when; a claimed attempt moves it past
 -- its own timeout), delivered, or failed (the retries are spent).
 CREATE TABLE webhook_deliveries (
@@ -52,6 +53,7 @@ CREATE TABLE webhook_deliveries (
   UNIQUE KEY uk_deliveries_event (webhook_id, event_id),
   KEY idx_deliveries_claim (webhook_id, status, next_attempt_at),
   KEY idx_deliveries_event (event_id),
+  KEY idx_deliveries_pending (status, event_id),
   CONSTRAINT fk_deliveries_webhook FOREIGN KEY (webhook_id)
     REFERENCES webhooks (id) ON DELETE CASCADE
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { platformDatabase } from '../src/db/database.js';
+import { eventRepository } from '../src/events/event.repository.js';
 import { openStream } from './support/event-stream-client.js';
 import {
   addMerchant,
@@ -227,6 +229,25 @@ describe('GET /api/events', () => {
     const kept = await request(t.app).get(`/api/events?after=${Number(first) + 1}`);
     expect(kept.status).toBe(200);
     expect(kept.body.data).toHaveLength(1);
+  });
+});
+
+describe('retention', () => {
+  it('deletes the events older than EVENT_RETENTION_DAYS; the feed then answers 410 for an after before them', async () => {
+    const since = Number(await mark());
+    for (let i = 0; i < 3; i++) await addMerchant(t.app);
+    await mark();
+    await execute(
+      t.pool,
+      'UPDATE events SET created_at = NOW(3) - INTERVAL 31 DAY WHERE id > ? AND id <= ?',
+      [since, since + 2],
+    );
+    await execute(t.pool, 'DELETE FROM events WHERE id <= ?', [since]);
+    expect(await eventRepository(platformDatabase(t.pool)).sweep(30)).toBe(2);
+    expect((await request(t.app).get(`/api/events?after=${since}`)).status).toBe(410);
+    const kept = await request(t.app).get(`/api/events?after=${since + 2}`);
+    expect(kept.body.data.map((event: FeedEvent) => Number(event.id))).toEqual([since + 3]);
+    expect(await eventRepository(platformDatabase(t.pool)).sweep(30)).toBe(0);
   });
 });
 

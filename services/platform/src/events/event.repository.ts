@@ -67,17 +67,22 @@ export function eventRepository(db: PlatformDatabase) {
     },
 
     /**
-     * Deletes published events older than `days`, and the webhook deliveries
-     * of events no longer kept, a thousand rows per statement; returns how
-     * many events. (A delivery's retries end within two days.)
+     * Deletes published events older than `days`, oldest first, at most a
+     * thousand rows per statement, and the webhook deliveries of events no
+     * longer kept; returns how many events. Each DELETE reads at most the
+     * first thousand rows by seq (the oldest), so it never scans, or locks,
+     * the young end of the table where creates insert. (A delivery's retries
+     * end within two days.)
      */
     async sweep(days: number): Promise<number> {
       let removed = 0;
       for (;;) {
+        const [bound] = await db.select<{ seq: number }>(
+          `SELECT seq FROM events ORDER BY seq LIMIT 1 OFFSET ${RETENTION_ROWS}`,
+        );
         const rows = await db.update(
-          `DELETE FROM events WHERE created_at < NOW(3) - INTERVAL ? DAY AND id IS NOT NULL
-           ORDER BY created_at LIMIT ${RETENTION_ROWS}`,
-          [days],
+          `DELETE FROM events WHERE seq < ? AND created_at < NOW(3) - INTERVAL ? DAY AND id IS NOT NULL`,
+          [bound?.seq ?? Number.MAX_SAFE_INTEGER, days],
         );
         removed += rows;
         if (rows < RETENTION_ROWS) break;

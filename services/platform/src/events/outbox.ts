@@ -27,6 +27,9 @@ export interface EventSource {
 
 const NEW_ROW = 'LAST_INSERT_ID() + ? * @@auto_increment_increment';
 
+/** Each source's event INSERT for each row count, made once (a shared INSERT makes one per statement). */
+const newRowStatements = new Map<EventSource, string[]>();
+
 /**
  * The INSERT of one event per row of the INSERT just before it in the same
  * transaction: rows LAST_INSERT_ID() + i * step, i from 0 (see
@@ -35,13 +38,15 @@ const NEW_ROW = 'LAST_INSERT_ID() + ? * @@auto_increment_increment';
  * already), never a gap another create would wait on.
  */
 export function newRowEvents(type: EventType, source: EventSource, count: number): Statement {
-  const rows = Array.from({ length: count }, (_row, i) => i);
-  return {
-    sql: `INSERT INTO events (type, data) SELECT ?, ${jsonColumn(source.fields)} FROM ${source.from}
-      WHERE ${source.id} IN (${rows.map(() => NEW_ROW).join(', ')}) ORDER BY ${source.id}`,
-    values: [type, ...rows],
-  };
+  const made = newRowStatements.get(source) ?? [];
+  newRowStatements.set(source, made);
+  made[count] ??=
+    `INSERT INTO events (type, data) SELECT ?, ${jsonColumn(source.fields)} FROM ${source.from}
+      WHERE ${source.id} IN (${new Array(count).fill(NEW_ROW).join(', ')}) ORDER BY ${source.id}`;
+  return { sql: made[count], values: [type, ...ROW_NUMBERS.slice(0, count)] };
 }
+
+const ROW_NUMBERS = Array.from({ length: 1024 }, (_row, i) => i);
 
 /**
  * A status change and its event, as one transaction: the row is locked first
