@@ -116,6 +116,54 @@ async function commitToStream(a: RunningServer, b: RunningServer, count: number)
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
 }
 
+/** Order create and keyed create of this checkout against `before` (BENCH_COMPARE_ROOT's), in turns. */
+async function againstBefore(
+  before: RunningServer,
+  ours: RunningServer,
+  settings: BenchSettings,
+  dbCpu: () => Promise<number>,
+): Promise<ResultRow[]> {
+  const rows: ResultRow[] = [];
+  for (const c of cases) {
+    progress(`events: ${c.name} against BENCH_COMPARE_ROOT`);
+    const request = {
+      name: c.name,
+      path: '/api/order/create',
+      connections: 32,
+      method: 'POST' as const,
+      body: ORDER,
+      keyed: c.keyed,
+    };
+    const [base, mine] = await inTurns(settings.quick ? 1 : 3, [
+      () => measure(before, request, settings, dbCpu),
+      () => measure(ours, request, settings, dbCpu),
+    ]);
+    if (!base || !mine) throw new Error(`${c.name}: measurements missing`);
+    rows.push(
+      row({
+        scenario: `events: ${c.name}`,
+        rps: mine.rps,
+        p50_ms: mine.p50,
+        p99_ms: mine.p99,
+        rss_mb: mine.rss,
+        baseline: 'BENCH_COMPARE_ROOT (the same create, no events)',
+        baseline_rps: base.rps,
+        ratio: pairedRatio(mine, base),
+        cpu: {
+          ours: mine.cpuUs ?? 0,
+          baseline: base.cpuUs ?? 0,
+          db: mine.dbCpuUs ?? 0,
+          baselineDb: base.dbCpuUs ?? 0,
+        },
+        cpu_ratio: pairedCpuRatio(mine, base),
+        target: 'reported',
+        met: null,
+      }),
+    );
+  }
+  return rows;
+}
+
 /** Scenario: what events cost order create, and how fast they reach webhooks and streams. */
 export async function eventsCost(settings: BenchSettings): Promise<ResultRow[]> {
   const server: MysqlServer = mysqlServerFrom(settings.mysqlUrl);
@@ -129,7 +177,16 @@ export async function eventsCost(settings: BenchSettings): Promise<ResultRow[]> 
   });
   const dbCpu = await mysqldCpu(server);
   const rows: ResultRow[] = [];
+  // BENCH_COMPARE_ROOT: another built checkout (one before events), measured on the same data too.
+  const compareRoot = process.env.BENCH_COMPARE_ROOT;
+  const before = compareRoot
+    ? await startServer({
+        script: join(compareRoot, 'services/platform/dist/main.js'),
+        env: mysqlVariables({ ...server, database }),
+      })
+    : undefined;
   try {
+    if (before) rows.push(...(await againstBefore(before, ours, settings, dbCpu)));
     for (const c of cases) {
       progress(`events: ${c.name}`);
       const request = {
@@ -218,7 +275,7 @@ export async function eventsCost(settings: BenchSettings): Promise<ResultRow[]> 
       await other.stop();
     }
   } finally {
-    await Promise.all([ours.stop(), legacy.stop()]);
+    await Promise.all([ours.stop(), legacy.stop(), before?.stop()]);
     await trimOrders(server, database, 100_000);
     await trimOrders(server, legacyDatabase, 100_000);
   }
