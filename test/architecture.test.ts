@@ -55,7 +55,7 @@ describe('docs/ARCHITECTURE.md', () => {
     expect(repository).toContain("db.change(statusChange(ORDER_EVENTS, id, 1, 'order.completed'))");
     expect(repository).toContain("throw new NotFoundError('order', id)");
     expect(read('services/platform/src/events/outbox.ts')).toContain(
-      'sql: `SELECT 1 FROM ${source.table} WHERE id = ? FOR UPDATE`',
+      'WHERE id = ? FOR UPDATE`',
     );
     expect(compact('services/platform/src/db/database.ts')).toContain(
       'const[locked]=(awaitdb.transaction(statements))asunknown[][];',
