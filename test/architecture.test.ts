@@ -54,9 +54,7 @@ describe('docs/ARCHITECTURE.md', () => {
     const repository = read('services/platform/src/orders/order.repository.ts');
     expect(repository).toContain("db.change(statusChange(ORDER_EVENTS, id, 1, 'order.completed'))");
     expect(repository).toContain("throw new NotFoundError('order', id)");
-    expect(read('services/platform/src/events/outbox.ts')).toContain(
-      'WHERE id = ? FOR UPDATE`',
-    );
+    expect(read('services/platform/src/events/outbox.ts')).toContain('WHERE id = ? FOR UPDATE`');
     expect(compact('services/platform/src/db/database.ts')).toContain(
       'const[locked]=(awaitdb.transaction(statements))asunknown[][];',
     );
