@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -303,6 +303,27 @@ describe('GET /api/events/stream', () => {
       byQuery.close();
     }
   });
+
+  it('cuts off a reader that takes nothing while events wait, instead of buffering for it', async () => {
+    const since = Number(await mark());
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /api/events/stream?after=${since} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    socket.pause();
+    // 24 MB of events, more than any socket buffers hold: the stream must stop and cut the reader off.
+    const padding = 'x'.repeat(64 * 1024);
+    const rows = Array.from({ length: 16 }, () => "('merchant.added', ?)").join(', ');
+    for (let i = 0; i < 24; i++) {
+      await execute(
+        t.pool,
+        `INSERT INTO events (type, data) VALUES ${rows}`,
+        Array.from({ length: 16 }, (_row, j) => `{"id":${i * 16 + j},"pad":"${padding}"}`),
+      );
+    }
+    const cut = () => t.logs.entries().some((entry) => String(entry.msg).includes('cut off'));
+    await expect.poll(cut, { timeout: 30_000, interval: 500 }).toBe(true);
+    socket.destroy();
+  }, 40_000);
 
   it('answers HTTP 400 for a bad Last-Event-ID or type, before any stream', async () => {
     const res = await request(t.app).get('/api/events/stream').set('Last-Event-ID', 'x');
