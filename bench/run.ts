@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica]`:
+ * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica,events]`:
  * starts what it needs on loopback, seeds its own data (reused when the size
  * matches), prints a progress line per scenario and a table per run, then with
  * several runs one table of their medians and spreads, written to
@@ -8,6 +8,7 @@
 import { printTable, progress, type ResultRow, writeResults } from './lib/report.js';
 import { benchSettings } from './lib/settings.js';
 import { summarize } from './lib/summary.js';
+import { eventsCost } from './scenarios/events.js';
 import { growth } from './scenarios/growth.js';
 import { guardOverhead } from './scenarios/guard.js';
 import { loginStorm } from './scenarios/login.js';
@@ -26,6 +27,7 @@ const scenarios = {
   growth,
   metrics: metricsCost,
   replica: replicaLists,
+  events: eventsCost,
 };
 const runs: ResultRow[][] = [];
 for (let run = 1; run <= settings.runs; run++) {

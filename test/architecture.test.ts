@@ -38,6 +38,7 @@ describe('docs/ARCHITECTURE.md', () => {
       'services/platform/src/app.ts',
       'services/platform/src/orders/order.handlers.ts',
       'services/platform/src/orders/order.repository.ts',
+      'services/platform/src/events/outbox.ts',
       'services/platform/src/db/database.ts',
       'services/platform/src/http/errors.ts',
     ]);
@@ -51,17 +52,20 @@ describe('docs/ARCHITECTURE.md', () => {
       'awaitorders.complete(parseInput(pathId,req.params.id));',
     );
     const repository = read('services/platform/src/orders/order.repository.ts');
-    expect(repository).toContain("db.update('UPDATE orders SET status = 1 WHERE id = ?', [id])");
+    expect(repository).toContain("db.change(statusChange(ORDER_EVENTS, id, 1, 'order.completed'))");
     expect(repository).toContain("throw new NotFoundError('order', id)");
+    expect(read('services/platform/src/events/outbox.ts')).toContain('WHERE id = ? FOR UPDATE`');
     expect(compact('services/platform/src/db/database.ts')).toContain(
-      'return(awaitdb.write(sql,values)).affectedRows;',
+      'const[locked]=(awaitdb.transaction(statements))asunknown[][];',
     );
     expect(compact('packages/common/src/mysql-database.ts')).toContain(
-      'mapped(queryWithin<ResultSetHeader>(pool,queryTimeoutMs,sql,values,{prepared:true}))',
+      'transaction:(statements)=>mapped(transactionWithin(pool,queryTimeoutMs,statements))',
     );
-    expect(read('packages/common/src/mysql-statements.ts')).toContain(
-      'if (prepared) conn.execute({ sql, values, rowsAsArray }, done);',
+    const statements = read('packages/common/src/mysql-statements.ts');
+    expect(statements).toContain(
+      "const sql = ['START TRANSACTION', ...statements.map((statement) => statement.sql), 'COMMIT'];",
     );
+    expect(statements).toContain('else conn.query({ sql, values, rowsAsArray }, done);');
   });
 
   it('walks login through files that exist and hold what the walk says', () => {

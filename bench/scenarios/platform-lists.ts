@@ -20,10 +20,14 @@ const OURS = `bench_platform_${ORDERS}`;
 const LEGACY = `bench_legacy_${ORDERS}`;
 
 /** Starts the platform service on `database`; its start applies the migrations. */
-export function startPlatform(server: MysqlServer, database: string) {
+export function startPlatform(
+  server: MysqlServer,
+  database: string,
+  env: Record<string, string> = {},
+) {
   return startServer({
     script: join(repoRoot, 'services/platform/dist/main.js'),
-    env: mysqlVariables({ ...server, database }),
+    env: { ...mysqlVariables({ ...server, database }), ...env },
   });
 }
 

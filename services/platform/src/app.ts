@@ -9,6 +9,8 @@ import {
 import express, { type Express } from 'express';
 import { platformDatabase } from './db/database.js';
 import type { ReplicaSet } from './db/replica-set.js';
+import { eventRouter } from './events/event.router.js';
+import { type EventOutbox, eventOutbox } from './events/event-outbox.js';
 import { adminOnly } from './http/admin-token.js';
 import { messageBody } from './http/envelopes.js';
 import { errorHandler, notFound } from './http/errors.js';
@@ -22,10 +24,13 @@ import { merchantRepository } from './merchants/merchant.repository.js';
 import { merchantRouter } from './merchants/merchant.router.js';
 import { serviceRepository } from './offerings/service.repository.js';
 import { serviceRouter } from './offerings/service.router.js';
-import { platformDocument, routeDocs } from './openapi.js';
+import { platformDocument, routeDocs, statusRoutes } from './openapi.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRouter } from './orders/order.router.js';
 import { platformMetrics } from './platform-metrics.js';
+import type { WebhookDeliverer } from './webhooks/deliverer.js';
+import { webhookRepository } from './webhooks/webhook.repository.js';
+import { webhookRouter } from './webhooks/webhook.router.js';
 
 export interface AppDeps {
   pool: Pool;
@@ -47,6 +52,12 @@ export interface AppDeps {
   replicas?: ReplicaSet;
   /** Serve GET /metrics here (false when METRICS_PORT gives it its own listener). */
   metricsRoute?: boolean;
+  /** The events' publisher and hub, when main runs them in the background; the app's own otherwise. */
+  outbox?: EventOutbox;
+  /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may reach loopback, private and link-local addresses. */
+  webhooksAllowPrivate?: boolean;
+  /** The webhook deliverer main runs, for its metrics. */
+  deliverer?: WebhookDeliverer;
 }
 
 /** The headers of the platform's answers that browser clients read. */
@@ -82,10 +93,24 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(undecodableSegmentsLiterally);
   const orders = orderRepository(db, keys, { insertConcurrency: deps.insertConcurrency });
-  if (deps.metrics) platformMetrics(deps.metrics.registry, orders, deps.replicas);
+  const outbox = deps.outbox ?? eventOutbox(platformDatabase(pool, queryTimeoutMs), logger);
+  if (deps.metrics) {
+    platformMetrics(
+      deps.metrics.registry,
+      { orders, outbox, deliveries: deps.deliverer?.outcomes },
+      deps.replicas,
+    );
+  }
   app.use(orderRouter(orders, routerDeps()));
   app.use(merchantRouter(merchantRepository(db, keys), routerDeps()));
   app.use(serviceRouter(serviceRepository(db, keys), routerDeps()));
+  app.use(eventRouter(outbox, routerDeps()));
+  app.use(
+    webhookRouter(
+      { webhooks: webhookRepository(db), allowPrivate: deps.webhooksAllowPrivate ?? false },
+      routerDeps(),
+    ),
+  );
   app.use(
     healthRouter(
       { mysql: () => db.select('SELECT 1') },
@@ -94,6 +119,6 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(docsRouter(platformDocument));
   app.use(notFound);
-  app.use(errorHandler(routeDocs));
+  app.use(errorHandler([...routeDocs, ...statusRoutes]));
   return app;
 }

@@ -1,4 +1,4 @@
-import { httpEnv, intVar, loadConfig, mysqlEnv } from '@svc/common';
+import { boolVar, httpEnv, intVar, loadConfig, mysqlEnv } from '@svc/common';
 import { z } from 'zod';
 
 /**
@@ -39,6 +39,10 @@ export const configSchema = z.object({
   INSERT_CONCURRENCY: intVar(2, 1, 1000),
   /** How long a create's Idempotency-Key is kept, from its first request: a day, at most 30. */
   IDEMPOTENCY_TTL_SECONDS: intVar(86_400, 1, 30 * 86_400),
+  /** How long events are kept for the feed, the stream and webhook retries, in days. */
+  EVENT_RETENTION_DAYS: intVar(30, 1, 3650),
+  /** True: webhook URLs may name loopback, private and link-local addresses (tests, a private network). */
+  WEBHOOK_ALLOW_PRIVATE: boolVar(false),
   /** Unset or empty: the administrator routes are open, as the spec has them. */
   PLATFORM_ADMIN_TOKEN: z
     .string()

@@ -14,10 +14,14 @@ import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
 import { platformDatabase } from './db/database.js';
 import { replicaSet } from './db/replica-set.js';
+import { eventOutbox } from './events/event-outbox.js';
+import { sweepOldEvents } from './events/event-sweeper.js';
 import { messageBody } from './http/envelopes.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
+import { webhookDeliverer } from './webhooks/deliverer.js';
+import { webhookRepository } from './webhooks/webhook.repository.js';
 
 await runService('platform', async () => {
   const config = loadPlatformConfig();
@@ -40,7 +44,16 @@ await runService('platform', async () => {
       : undefined;
 
   const metrics = config.METRICS_ENABLED ? createMetrics({ pool }) : undefined;
+  const db = platformDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS);
+  const outbox = eventOutbox(db, logger);
+  const deliverer = webhookDeliverer(
+    { webhooks: webhookRepository(db), events: outbox.events, logger },
+    { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+  );
   const app = createApp({
+    outbox,
+    deliverer,
+    webhooksAllowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     pool,
     logger,
     metrics,
@@ -68,19 +81,24 @@ await runService('platform', async () => {
       "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",
     );
   }
-  const keys = idempotencyRepository(
-    platformDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS),
-    config.IDEMPOTENCY_TTL_SECONDS,
-  );
+  const keys = idempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS);
   const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);
-  onShutdownSignals(
-    shutdownGracefully(server, {
-      graceMs: config.SHUTDOWN_GRACE_MS,
-      logger,
-      close: () => {
-        stopSweeping();
-        return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
-      },
-    }),
-  );
+  const stopPublishing = outbox.publisher.start();
+  const stopRetention = sweepOldEvents(outbox.events, config.EVENT_RETENTION_DAYS, logger);
+  deliverer.start();
+  const shutdown = shutdownGracefully(server, {
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    logger,
+    close: async () => {
+      stopSweeping();
+      stopRetention();
+      await Promise.all([stopPublishing(), deliverer.stop()]);
+      return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
+    },
+  });
+  // Open event streams would hold the shutdown for its whole grace: they end first, and their clients resume elsewhere.
+  onShutdownSignals(() => {
+    outbox.hub.endAll();
+    return shutdown();
+  });
 });

@@ -5,10 +5,13 @@ import { z } from 'zod';
 import { healthDocs } from './api-docs/health.docs.js';
 import { notFoundBody } from './api-docs/reply-schemas.js';
 import { ADMIN_TOKEN_SCHEME, operationDoc, type RouteDoc } from './api-docs/route-doc.js';
+import { eventDocs } from './events/event.docs.js';
+import { statusEnvelope } from './http/envelopes.js';
 import { NOT_FOUND } from './http/messages.js';
 import { merchantDocs } from './merchants/merchant.docs.js';
 import { serviceDocs } from './offerings/service.docs.js';
 import { orderDocs } from './orders/order.docs.js';
+import { webhookDocs } from './webhooks/webhook.docs.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -48,9 +51,17 @@ const referenceDocs: OperationDoc[] = [
 /** Every spec route: its document, and the envelope its failures are answered in. */
 export const routeDocs: RouteDoc[] = [...merchantDocs, ...serviceDocs, ...orderDocs];
 
+/** The routes outside the spec, whose failures are answered at their HTTP status. */
+export const statusRoutes = [...eventDocs, ...webhookDocs].map(({ path }) => ({
+  path,
+  failure: statusEnvelope,
+}));
+
 /** Every operation of the service, with the zod schemas its requests and answers follow. */
 export const platformOperations: OperationDoc[] = [
   ...routeDocs.map(operationDoc),
+  ...eventDocs,
+  ...webhookDocs,
   ...healthDocs,
   ...referenceDocs,
 ];

@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReplicaSet } from './db/replica-set.js';
+import type { EventOutbox } from './events/event-outbox.js';
 import type { OrderRepository } from './orders/order.repository.js';
 
 /**
@@ -10,7 +11,16 @@ import type { OrderRepository } from './orders/order.repository.js';
  */
 export function platformMetrics(
   registry: Registry,
-  orders: OrderRepository,
+  {
+    orders,
+    outbox,
+    deliveries,
+  }: {
+    orders: OrderRepository;
+    outbox: EventOutbox;
+    /** Webhook attempts by outcome, where this instance delivers. */
+    deliveries?: Record<string, number>;
+  },
   replicas: ReplicaSet | undefined,
 ): void {
   new Gauge({
@@ -21,7 +31,52 @@ export function platformMetrics(
       this.set(orders.insertsWaiting());
     },
   });
+  eventMetrics(registry, outbox);
+  new Counter({
+    name: 'platform_webhook_deliveries_total',
+    help: 'Webhook delivery attempts this instance made, by outcome: delivered, retried (to be tried again) or failed (retries spent)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const outcome of ['delivered', 'retried', 'failed']) {
+        this.inc({ outcome }, deliveries?.[outcome] ?? 0);
+      }
+    },
+  });
   if (replicas) replicaMetrics(registry, replicas);
+}
+
+function eventMetrics(
+  registry: Registry,
+  { published, oldestUndeliveredAge, hub }: EventOutbox,
+): void {
+  new Counter({
+    name: 'platform_events_written_total',
+    help: 'Events written, by type, counted by the instance that published them (each event once, by one instance)',
+    labelNames: ['type'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [type, count] of published) this.inc({ type }, count);
+    },
+  });
+  new Gauge({
+    name: 'platform_events_oldest_undelivered_seconds',
+    help: 'Age of the oldest event not yet published or with a webhook delivery still pending (0: none)',
+    registers: [registry],
+    async collect() {
+      this.set(await oldestUndeliveredAge());
+    },
+  });
+  new Gauge({
+    name: 'platform_event_streams_open',
+    help: 'Event streams (GET /api/events/stream) open on this instance',
+    registers: [registry],
+    collect() {
+      this.set(hub.open());
+    },
+  });
 }
 
 function replicaMetrics(registry: Registry, { targets, delays }: ReplicaSet): void {

@@ -3,6 +3,7 @@ import {
   MissingReferenceError,
   migrate,
   type Pool,
+  type Statement,
   StoreUnavailableError,
 } from '@svc/common';
 import { createTestDatabase, freePort, startMariaDbServer } from '@svc/test-kit';
@@ -11,11 +12,13 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
 import { insertBatches } from '../src/db/insert-batches.js';
+import { newRowEvents } from '../src/events/outbox.js';
 import {
   type IdempotencyRepository,
   idempotencyRepository,
 } from '../src/idempotency/idempotency.repository.js';
 import { migrationsDir } from '../src/migrations-dir.js';
+import { ORDER_EVENTS } from '../src/orders/order-rows.js';
 import {
   addMerchant,
   addService,
@@ -32,14 +35,21 @@ const ORDER_COLUMNS = {
   columns: ['service_id', 'user_name', 'user_phone'],
   maxWaiting: 320,
 };
-let ORDERS: typeof ORDER_COLUMNS & { keep: IdempotencyRepository['keep'] };
+let ORDERS: typeof ORDER_COLUMNS & {
+  keep: IdempotencyRepository['keep'];
+  events: (rows: number) => Statement;
+};
 const MISSING = 999_999;
 
 let t: TestApp;
 let serviceId: number;
 beforeAll(async () => {
   t = await createTestApp();
-  ORDERS = { ...ORDER_COLUMNS, keep: idempotencyRepository(platformDatabase(t.pool), 60).keep };
+  ORDERS = {
+    ...ORDER_COLUMNS,
+    keep: idempotencyRepository(platformDatabase(t.pool), 60).keep,
+    events: (rows) => newRowEvents('order.created', ORDER_EVENTS, rows),
+  };
 });
 afterAll(async () => {
   await t.close();
@@ -134,7 +144,7 @@ describe('insertBatches', () => {
   });
 
   it('gives ids auto_increment_increment apart', async () => {
-    const pool = mysql.createPool({ ...t.settings, connectionLimit: 2 });
+    const pool = mysql.createPool({ ...t.settings, connectionLimit: 2, multipleStatements: true });
     pool.pool.on('connection', (conn) => {
       conn.query('SET SESSION auto_increment_increment = 3');
     });
@@ -177,6 +187,7 @@ describe('insertBatches', () => {
     const pool = await createMysqlPool({
       ...(await createTestDatabase(server.url)).settings,
       connectTimeoutMs: 1000,
+      multipleStatements: true,
     });
     try {
       await migrate(pool, migrationsDir);

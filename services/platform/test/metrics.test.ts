@@ -5,6 +5,7 @@ import {
   addMerchant,
   addService,
   createTestApp,
+  execute,
   orderInput,
   type TestApp,
 } from './support/test-app.js';
@@ -141,5 +142,32 @@ describe('GET /metrics on the platform', () => {
     }
     for (const res of await created) expect(res.body).toMatchObject({ code: 200 });
     expect(await gauges()).toEqual({ waiting: 0, queued: 0 });
+  });
+});
+
+describe('the events metrics', () => {
+  it('count the events written by type, and show the oldest undelivered event and the open streams', async () => {
+    const written = (samples: ReturnType<typeof parsePrometheusText>) =>
+      sampleValue(samples, 'platform_events_written_total', { type: 'merchant.added' }) || 0;
+    await request(t.app).get('/api/events?limit=1').expect(200);
+    const before = await scrape();
+    expect(sampleValue(before, 'platform_events_oldest_undelivered_seconds')).toBe(0);
+    await addMerchant(t.app);
+    // Not published yet (no publisher runs here): as if written a minute ago.
+    await execute(
+      t.pool,
+      'UPDATE events SET created_at = NOW(3) - INTERVAL 60 SECOND WHERE id IS NULL',
+    );
+    const waiting = sampleValue(await scrape(), 'platform_events_oldest_undelivered_seconds');
+    expect(waiting).toBeGreaterThanOrEqual(60);
+    expect(waiting).toBeLessThan(70);
+    await request(t.app).get('/api/events?limit=1').expect(200);
+    const after = await scrape();
+    expect(written(after) - written(before)).toBe(1);
+    expect(sampleValue(after, 'platform_events_oldest_undelivered_seconds')).toBe(0);
+    expect(sampleValue(after, 'platform_event_streams_open')).toBe(0);
+    expect(sampleValue(after, 'platform_webhook_deliveries_total', { outcome: 'delivered' })).toBe(
+      0,
+    );
   });
 });

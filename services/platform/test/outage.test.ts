@@ -26,7 +26,11 @@ let ids: { merchant: number; service: number; order: number };
 beforeAll(async () => {
   server = await startMariaDbServer();
   const database = await createTestDatabase(server.url);
-  pool = await createMysqlPool({ ...database.settings, connectTimeoutMs: 1000 });
+  pool = await createMysqlPool({
+    ...database.settings,
+    connectTimeoutMs: 1000,
+    multipleStatements: true,
+  });
   await migrate(pool, migrationsDir);
   app = createRecordedApp({ pool, logger: logs.logger, queryTimeoutMs: 1500 });
   const merchant = await addMerchant(app);

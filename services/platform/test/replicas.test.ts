@@ -144,7 +144,10 @@ describe('lists without replicas', () => {
   beforeAll(async () => {
     // A server of its own: its counters see only this file's statements.
     server = await startMariaDbServer();
-    pool = await createMysqlPool((await createTestDatabase(server.url)).settings);
+    pool = await createMysqlPool({
+      ...(await createTestDatabase(server.url)).settings,
+      multipleStatements: true,
+    });
     await migrate(pool, migrationsDir);
   });
   afterAll(async () => {

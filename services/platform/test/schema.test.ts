@@ -124,6 +124,7 @@ describe('schema', () => {
     ).toEqual([
       { child: 'orders', parent: 'services', onDelete: 'CASCADE' },
       { child: 'services', parent: 'merchants', onDelete: 'CASCADE' },
+      { child: 'webhook_deliveries', parent: 'webhooks', onDelete: 'CASCADE' },
     ]);
   });
 
@@ -199,6 +200,8 @@ describe('list queries on 20,000 orders', () => {
       insertRows: db.insertRows,
       connections: db.connections,
       update: db.update,
+      change: db.change,
+      readCommitted: db.readCommitted,
     };
     const keys = idempotencyRepository(recording, 60);
     const orders = orderRepository(recording, keys);

@@ -1,11 +1,14 @@
 import {
   createDatabase,
   type Database,
+  destroyConnection,
   LockConflictError,
   MissingReferenceError,
   type Pool,
   type ResultSetHeader,
   type Statement,
+  statementOn,
+  storeFailure,
 } from '@svc/common';
 import { lookupThenStream } from './snapshot-stream.js';
 
@@ -24,15 +27,27 @@ export interface PlatformDatabase extends ListDatabase {
   lists: ListDatabase;
   /**
    * Returns the new row's id; tried once more after a LockConflictError.
-   * With `alongside`, the INSERT and that statement commit together in one
-   * transaction, or neither does; it names the new rows' ids as
-   * LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
+   * With `alongside`, the INSERT and those statements commit together in one
+   * transaction, or none does; they name the new
+   * rows' ids as LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
    */
-  insert(sql: string, values: unknown[], alongside?: Statement): Promise<number>;
+  insert(sql: string, values: unknown[], alongside?: Statement[]): Promise<number>;
   /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
-  insertRows(sql: string, rows: unknown[][], alongside?: Statement): Promise<number[]>;
+  insertRows(sql: string, rows: unknown[][], alongside?: Statement[]): Promise<number[]>;
   /** Returns the number of rows the statement matched. */
   update(sql: string, values: unknown[]): Promise<number>;
+  /**
+   * The statements as one transaction (see outbox.ts statusChange); true when
+   * the first, a SELECT that locks the changed row, found it.
+   */
+  change(statements: Statement[]): Promise<boolean>;
+  /**
+   * A READ COMMITTED transaction on a connection of its own, for steps that
+   * depend on earlier answers (`run` sends one query, bounded by the query
+   * timeout): committed when `work` resolves, rolled back when it throws.
+   * Each read sees what had committed when it ran, and takes no gap locks.
+   */
+  readCommitted<T>(work: (run: Run) => Promise<T>): Promise<T>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
 }
@@ -45,6 +60,9 @@ export interface PlatformDatabase extends ListDatabase {
 export interface ListReads extends Database {
   snapshot<R>(read: (db: Database) => Promise<R>): Promise<R>;
 }
+
+/** One query of a transaction (see readCommitted); its rows, or its result header. */
+export type Run = <R>(sql: string, values?: unknown[]) => Promise<R>;
 
 /** Reads, on whichever server a Database reaches. */
 interface ListDatabase {
@@ -115,38 +133,81 @@ export function platformDatabase(
 
   /**
    * The ids of `count` rows one INSERT wrote: consecutive, `step` apart (see
-   * autoIncrementStep). With `alongside`, one transaction holds both
+   * autoIncrementStep). With `alongside`, one transaction holds all the
    * statements, sent in one round trip.
    */
   async function insertWith(
     sql: string,
     values: unknown[],
     count: number,
-    alongside: Statement | undefined,
+    alongside: Statement[],
     step = 1,
   ): Promise<number[]> {
-    const result = alongside
-      ? ((await db.transaction([{ sql, values }, alongside]))[0] as ResultSetHeader)
-      : await db.write(sql, values);
+    const result =
+      alongside.length > 0
+        ? ((await db.transaction([{ sql, values }, ...alongside]))[0] as ResultSetHeader)
+        : await db.write(sql, values);
     return Array.from({ length: count }, (_row, i) => result.insertId + i * step);
   }
 
   return {
     ...reads,
     lists: listReads ? readsOn(listReads, queryTimeoutMs, listReads.snapshot) : reads,
-    async insert(sql, values, alongside) {
+    async insert(sql, values, alongside = []) {
       const [id] = await retriedOnConflict(() => insertWith(sql, values, 1, alongside));
       return id as number;
     },
-    async insertRows(sql, rows, alongside) {
+    async insertRows(sql, rows, alongside = []) {
       const step = rows.length > 1 ? await autoIncrementStep() : 1;
       return insertWith(sql, rows.flat(), rows.length, alongside, step);
     },
     async update(sql, values) {
       return (await db.write(sql, values)).affectedRows;
     },
+    async change(statements) {
+      const [locked] = (await db.transaction(statements)) as unknown[][];
+      return (locked?.length ?? 0) > 0;
+    },
+    readCommitted: (work) => readCommitted(db, queryTimeoutMs, work),
     connections: db.connections,
   };
+}
+
+async function readCommitted<T>(
+  db: Database,
+  queryTimeoutMs: number,
+  work: (run: Run) => Promise<T>,
+): Promise<T> {
+  const conn = await db.connection();
+  const run: Run = async (sql, values = []) => {
+    try {
+      return await statementOn(conn, queryTimeoutMs, sql, values);
+    } catch (err) {
+      throw storeFailure(err);
+    }
+  };
+  try {
+    await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+    await run('START TRANSACTION');
+    const result = await work(run);
+    await run('COMMIT');
+    conn.release();
+    return result;
+  } catch (err) {
+    // A connection whose transaction is in doubt is not given to another query.
+    destroyConnection(conn);
+    throw err;
+  }
+}
+
+/**
+ * A write's failure with its missing reference named (`service 42`): the
+ * driver tells only that a foreign key found no row, the repository which.
+ */
+export function naming(err: unknown, what: string, id: number): unknown {
+  return err instanceof MissingReferenceError
+    ? new MissingReferenceError(what, id, { cause: err.cause })
+    : err;
 }
 
 /**
@@ -162,14 +223,4 @@ export async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 2
       if (!(err instanceof LockConflictError) || attempt >= attempts) throw err;
     }
   }
-}
-
-/**
- * A write's failure with its missing reference named (`service 42`): the
- * driver tells only that a foreign key found no row, the repository which.
- */
-export function naming(err: unknown, what: string, id: number): unknown {
-  return err instanceof MissingReferenceError
-    ? new MissingReferenceError(what, id, { cause: err.cause })
-    : err;
 }

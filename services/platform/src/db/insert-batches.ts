@@ -20,6 +20,8 @@ interface InsertBatchOptions<Key> {
   maxWaiting: number;
   /** The statement that keeps rows' Idempotency-Keys, in the same transaction as the rows. */
   keep: (kept: { key: Key; row: number }[]) => Statement;
+  /** The statement that writes the rows' events (events/outbox.ts), in the same transaction as the rows. */
+  events: (rows: number) => Statement;
 }
 
 /**
@@ -46,13 +48,16 @@ interface InsertBatchOptions<Key> {
  * one by writing each of its rows alone, a row alone by writing it again.
  * A second such failure is the row's answer.
  *
+ * Every statement writes the rows' events in the same transaction, so a row
+ * that committed has its event and a row that did not has none.
+ *
  * At most `maxWaiting` rows wait; a row beyond that is refused at once as
  * store-unavailable, as the pool's own queue refuses a query, so a hung server
  * cannot pile up waiting rows.
  */
 export function insertBatches<Key>(
   db: PlatformDatabase,
-  { table, columns, concurrency, maxRows = 32, maxWaiting, keep }: InsertBatchOptions<Key>,
+  { table, columns, concurrency, maxRows = 32, maxWaiting, keep, events }: InsertBatchOptions<Key>,
 ) {
   const waiting: WaitingRow<Key>[] = [];
   let running = 0;
@@ -63,10 +68,10 @@ export function insertBatches<Key>(
   const statementFor = (rows: number) =>
     (statements[rows] ??= head + new Array(rows).fill(group).join(', '));
 
-  /** The keys of the rows sent with one, to commit with them; none when no row has a key. */
-  function keysOf(rows: WaitingRow<Key>[]): Statement | undefined {
+  /** What commits with the rows: the keys of those sent with one, then the rows' events. */
+  function alongside(rows: WaitingRow<Key>[]): Statement[] {
     const kept = rows.flatMap(({ key }, row) => (key ? [{ key, row }] : []));
-    return kept.length > 0 ? keep(kept) : undefined;
+    return [...(kept.length > 0 ? [keep(kept)] : []), events(rows.length)];
   }
 
   async function write(rows: WaitingRow<Key>[]): Promise<void> {
@@ -76,7 +81,7 @@ export function insertBatches<Key>(
         const ids = await db.insertRows(
           statementFor(rows.length),
           rows.map((row) => row.values),
-          keysOf(rows),
+          alongside(rows),
         );
         for (const [i, row] of rows.entries()) row.resolve(ids[i] as number);
         return;
@@ -92,7 +97,7 @@ export function insertBatches<Key>(
     await Promise.all(
       rows.map((row) =>
         retriedOnConflict(
-          () => db.insertRows(statementFor(1), [row.values], keysOf([row])),
+          () => db.insertRows(statementFor(1), [row.values], alongside([row])),
           attemptsAlone,
         ).then(([id]) => row.resolve(id as number), row.reject),
       ),

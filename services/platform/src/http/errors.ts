@@ -24,19 +24,26 @@ import {
 /** A create that gave way twice to another transaction's locks: those are mostly held for milliseconds. */
 const CONFLICT_RETRY_SECONDS = 1;
 
-/** The outcome code and English text of an error a spec route met, and when to retry. */
-function failureOf(err: unknown): { code: number; text: string; retryAfter?: number } {
+/** The outcome code and English text of an error a route met, and when to retry. */
+function failureOf(
+  err: unknown,
+  envelope: FailureEnvelope,
+): { code: number; text: string; retryAfter?: number } {
   if (err instanceof AppError) return { code: err.status, text: err.message };
-  if (err instanceof StoreUnavailableError) return { code: 500, text: STORAGE_UNAVAILABLE };
+  if (err instanceof StoreUnavailableError) {
+    return envelope.atStatus
+      ? { code: 503, text: STORAGE_UNAVAILABLE, retryAfter: STORE_RETRY_SECONDS }
+      : { code: 500, text: STORAGE_UNAVAILABLE };
+  }
+  if (err instanceof LockConflictError) {
+    return { code: 503, text: WRITE_CONFLICT, retryAfter: CONFLICT_RETRY_SECONDS };
+  }
   if (err instanceof NotFoundError) return { code: 404, text: noSuchRow(err.what, err.id) };
   if (err instanceof MissingReferenceError && err.what !== undefined) {
     return { code: 500, text: noSuchRow(err.what, err.id ?? '') };
   }
   if (err instanceof BusyError) {
     return { code: 503, text: LISTS_BUSY, retryAfter: err.retryAfterSeconds };
-  }
-  if (err instanceof LockConflictError) {
-    return { code: 503, text: WRITE_CONFLICT, retryAfter: CONFLICT_RETRY_SECONDS };
   }
   const body = bodyFaultOf(err);
   if (body) return { code: body.status, text: BODY_FAULTS[body.fault] };
@@ -47,10 +54,12 @@ function failureOf(err: unknown): { code: number; text: string; retryAfter?: num
  * Outcomes answered at their own HTTP status, so proxies and clients that only
  * look at the status see them: an Idempotency-Key in flight (409, retry) or
  * reused with another body (422), a whole list refused for want of a slot or a
- * create that gave way to another transaction's locks twice (503, retry). Every other outcome is HTTP 200, as the spec has it.
+ * create that gave way to another transaction's locks twice (503, retry).
+ * Every other outcome is HTTP 200, as the spec has it.
  */
 const OWN_STATUS = new Set([409, 422, 503]);
 const KEY_IN_FLIGHT_RETRY_SECONDS = 1;
+const STORE_RETRY_SECONDS = 1;
 
 /**
  * The service's one error middleware, last in the app. A spec route's failure
@@ -73,17 +82,18 @@ export function errorHandler(
       res.status(500).json(messageBody(500, INTERNAL_ERROR));
       return;
     }
-    const { code, text, retryAfter } = failureOf(err);
+    const { code, text, retryAfter } = failureOf(err, envelope);
     if (code >= 500) req.log.error({ err }, 'request failed');
     else req.log.warn({ failure: { status: code, detail: text } }, 'request rejected');
     const retry = code === 409 ? KEY_IN_FLIGHT_RETRY_SECONDS : retryAfter;
     if (retry !== undefined) res.set('Retry-After', String(retry));
-    res.status(OWN_STATUS.has(code) ? code : 200).json(envelope.body(code, text));
+    const status = envelope.atStatus || OWN_STATUS.has(code) ? code : 200;
+    res.status(status).json(envelope.body(code, text));
   };
 }
 
 /** The 405 of a known path asked with another method; `allow` lists the path's methods. */
-function methodNotAllowed(allow: string): RequestHandler {
+export function methodNotAllowed(allow: string): RequestHandler {
   return (_req, res) => {
     res.set('Allow', allow).status(405).json(messageBody(405, METHOD_NOT_ALLOWED));
   };

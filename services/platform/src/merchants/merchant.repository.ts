@@ -9,6 +9,7 @@ import {
   textField,
   timeField,
 } from '../db/row-fields.js';
+import { type EventSource, newRowEvents, statusChange } from '../events/outbox.js';
 import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import type { MerchantRow, NewMerchant } from './merchant.schema.js';
 
@@ -24,6 +25,14 @@ const MERCHANT_FIELDS = {
 
 const MERCHANT_COLUMNS = selectColumns(MERCHANT_FIELDS);
 const MERCHANT_JSON = `SELECT ${jsonColumn(MERCHANT_FIELDS)} FROM merchants ORDER BY id`;
+
+/** A merchant's events carry it as the merchant list shows it. */
+const MERCHANT_EVENTS: EventSource = {
+  table: 'merchants',
+  from: 'merchants',
+  id: 'id',
+  fields: MERCHANT_FIELDS,
+};
 
 export function merchantRepository(db: PlatformDatabase, keys: IdempotencyRepository) {
   return {
@@ -47,18 +56,24 @@ export function merchantRepository(db: PlatformDatabase, keys: IdempotencyReposi
       };
     },
 
-    /** With `key`, the request's Idempotency-Key is kept in the same transaction. */
+    /**
+     * With its merchant.added event and, with `key`, the request's
+     * Idempotency-Key, in the same transaction.
+     */
     insert(merchant: NewMerchant, key?: RequestKey): Promise<number> {
       return db.insert(
         'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
         [merchant.name, merchant.address, merchant.phone],
-        key && keys.keep([{ key, row: 0 }]),
+        [
+          ...(key ? [keys.keep([{ key, row: 0 }])] : []),
+          newRowEvents('merchant.added', MERCHANT_EVENTS, 1),
+        ],
       );
     },
 
-    /** Status 1; a NotFoundError when no merchant has the id. */
+    /** Status 1, with a merchant.approved event when it changes; a NotFoundError when no merchant has the id. */
     async approve(id: number): Promise<void> {
-      const found = (await db.update('UPDATE merchants SET status = 1 WHERE id = ?', [id])) > 0;
+      const found = await db.change(statusChange(MERCHANT_EVENTS, id, 1, 'merchant.approved'));
       if (!found) throw new NotFoundError('merchant', id);
     },
   };

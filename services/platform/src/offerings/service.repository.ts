@@ -11,6 +11,7 @@ import {
   textField,
   timeField,
 } from '../db/row-fields.js';
+import { type EventSource, newRowEvents, statusChange } from '../events/outbox.js';
 import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import type { NewService, ServiceRow } from './service.schema.js';
 
@@ -28,10 +29,19 @@ const SERVICE_FIELDS = {
   merchant_name: nullableTextField('m.name'),
 } satisfies Record<keyof ServiceRow, RowField>;
 
-const FROM = 'FROM services s LEFT JOIN merchants m ON m.id = s.merchant_id';
+const TABLES = 'services s LEFT JOIN merchants m ON m.id = s.merchant_id';
+const FROM = `FROM ${TABLES}`;
 const SELECT_ROWS = `SELECT ${selectColumns(SERVICE_FIELDS)} ${FROM}`;
 /** The rows as JSON text written by MySQL, so a whole list is sent as read. */
 const SELECT_JSON = `SELECT ${jsonColumn(SERVICE_FIELDS)} ${FROM}`;
+
+/** A service's events carry it as the service list shows it. */
+const SERVICE_EVENTS: EventSource = {
+  table: 'services',
+  from: TABLES,
+  id: 's.id',
+  fields: SERVICE_FIELDS,
+};
 
 /**
  * `=` on a PAD SPACE collation (utf8mb4_bin included) ignores trailing spaces,
@@ -71,8 +81,9 @@ export function serviceRepository(db: PlatformDatabase, keys: IdempotencyReposit
     },
 
     /**
-     * With `key`, the request's Idempotency-Key is kept in the same
-     * transaction. A merchant id no row has is a MissingReferenceError naming it.
+     * With its service.added event and, with `key`, the request's
+     * Idempotency-Key, in the same transaction. A merchant id no row has is a
+     * MissingReferenceError naming it.
      */
     async insert(service: NewService, key?: RequestKey): Promise<number> {
       try {
@@ -87,17 +98,24 @@ export function serviceRepository(db: PlatformDatabase, keys: IdempotencyReposit
             service.image_url,
             service.stock,
           ],
-          key && keys.keep([{ key, row: 0 }]),
+          [
+            ...(key ? [keys.keep([{ key, row: 0 }])] : []),
+            newRowEvents('service.added', SERVICE_EVENTS, 1),
+          ],
         );
       } catch (err) {
         throw naming(err, 'merchant', service.merchant_id);
       }
     },
 
-    /** On the shelf (1) or off it (0); a NotFoundError when no service has the id. */
+    /**
+     * On the shelf (1) or off it (0), with a service.published or
+     * service.unpublished event when it changes; a NotFoundError when no
+     * service has the id.
+     */
     async setStatus(id: number, status: 0 | 1): Promise<void> {
-      const found =
-        (await db.update('UPDATE services SET status = ? WHERE id = ?', [status, id])) > 0;
+      const type = status === 1 ? 'service.published' : 'service.unpublished';
+      const found = await db.change(statusChange(SERVICE_EVENTS, id, status, type));
       if (!found) throw new NotFoundError('service', id);
     },
   };

@@ -9,6 +9,7 @@ import {
   textField,
   timeField,
 } from '../db/row-fields.js';
+import type { EventSource } from '../events/outbox.js';
 import type { OrderRow } from './order.schema.js';
 
 /** An order's own fields, which the whole list has MySQL write as JSON text. */
@@ -45,6 +46,14 @@ export const ORDER_COLUMNS = selectColumns(ORDER_FIELDS);
 export const SERVICE_JOINS = `
   LEFT JOIN services s ON s.id = o.service_id
   LEFT JOIN merchants m ON m.id = s.merchant_id`;
+
+/** An order's events carry it as the order list shows it. */
+export const ORDER_EVENTS: EventSource = {
+  table: 'orders',
+  from: `orders o${SERVICE_JOINS}`,
+  id: 'o.id',
+  fields: ORDER_FIELDS,
+};
 
 /** An order's own fields as JSON text, open for its service's (see withServices). */
 export const ORDER_JSON_HEAD = jsonColumn(ORDER_OWN_FIELDS, { open: true });

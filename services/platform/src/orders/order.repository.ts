@@ -3,11 +3,13 @@ import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import { naming, type PlatformDatabase } from '../db/database.js';
 import { insertBatches } from '../db/insert-batches.js';
 import { limitClause, type Page } from '../db/page.js';
+import { newRowEvents, statusChange } from '../events/outbox.js';
 import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import { cursorSecret } from './cursor-secret.js';
 import type { NewOrder, OrderRow } from './order.schema.js';
 import {
   ORDER_COLUMNS,
+  ORDER_EVENTS,
   ORDER_JSON_HEAD,
   SERVICE_JOINS,
   SERVICE_LOOKUP,
@@ -59,6 +61,7 @@ export function orderRepository(
     // As many as the pool's connections could hold in shared INSERTs.
     maxWaiting: db.connections * ROWS_PER_INSERT,
     keep: keys.keep,
+    events: (rows) => newRowEvents('order.created', ORDER_EVENTS, rows),
   });
   /**
    * The rows after `filter`, newest first: the ids come from the index alone,
@@ -142,15 +145,18 @@ export function orderRepository(
     /** The secret that signs the list's cursors, which every instance on the database shares. */
     cursorSecret: cursorSecret(db),
 
-    /** Status 1 (completed); a NotFoundError when no order has the id. Completing twice is no error. */
+    /**
+     * Status 1 (completed), with its order.completed event; a NotFoundError
+     * when no order has the id. Completing twice is no error, and no event.
+     */
     async complete(id: number): Promise<void> {
-      const found = (await db.update('UPDATE orders SET status = 1 WHERE id = ?', [id])) > 0;
+      const found = await db.change(statusChange(ORDER_EVENTS, id, 1, 'order.completed'));
       totals.clear();
       if (!found) throw new NotFoundError('order', id);
     },
 
     /**
-     * Only the order is written: no stock change, no price capture. Orders
+     * Only the order and its order.created event are written: no stock change, no price capture. Orders
      * created at the same moment share an INSERT (db/insert-batches.ts). With
      * `key`, the order's Idempotency-Key is kept in the same transaction. A
      * service id no row has is a MissingReferenceError naming it.

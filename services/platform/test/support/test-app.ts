@@ -19,6 +19,8 @@ import {
 import type { Express } from 'express';
 import request from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
+import { platformDatabase } from '../../src/db/database.js';
+import { eventOutbox } from '../../src/events/event-outbox.js';
 import { migrationsDir } from '../../src/migrations-dir.js';
 
 /**
@@ -48,15 +50,24 @@ export const createPlatformPool = (settings: MysqlSettings) =>
 
 /** The real app on a database of the calling file's own, migrated like production. */
 export async function createTestApp(
-  options: { bodyLimitKb?: number; withMetrics?: boolean } = {},
+  options: {
+    bodyLimitKb?: number;
+    withMetrics?: boolean;
+    adminToken?: string;
+    webhooksAllowPrivate?: boolean;
+    /** Publish events in the background, as main does. */
+    publishing?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const pool = await createPlatformPool(database.settings);
   await migrate(pool, migrationsDir);
   const logs = testLogs('platform-test');
-  const { withMetrics, ...deps } = options;
+  const { withMetrics, publishing, ...deps } = options;
   const metrics = withMetrics ? createMetrics({ pool }) : undefined;
-  const app = createRecordedApp({ pool, logger: logs.logger, metrics, ...deps });
+  const outbox = eventOutbox(platformDatabase(pool), logs.logger);
+  const stopPublishing = publishing ? outbox.publisher.start() : async () => {};
+  const app = createRecordedApp({ pool, logger: logs.logger, metrics, outbox, ...deps });
   return {
     app,
     metrics,
@@ -76,6 +87,7 @@ export async function createTestApp(
       await pool.query('DELETE FROM merchants');
     },
     async close() {
+      await stopPublishing();
       await pool.end();
       await database.drop();
     },

@@ -1,0 +1,55 @@
+import type { OperationDoc, ResponseDoc } from '@svc/common';
+import { z } from 'zod';
+import { ADMIN_TOKEN_REQUIRED, METHOD_NOT_ALLOWED, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import { methodNotAllowedBody } from './reply-schemas.js';
+import { ADMIN_TOKEN_SCHEME } from './route-doc.js';
+
+/** What each failure of the events and webhook routes means. */
+const MEANINGS: Record<number, string> = {
+  400: 'a parameter or the body breaks a rule; the message names it',
+  401: 'no or a wrong administrator token, only while PLATFORM_ADMIN_TOKEN is set',
+  404: 'no webhook has the id',
+  410: 'the events after `after` are no longer kept (EVENT_RETENTION_DAYS): some were missed',
+  413: 'the body is over the limit',
+  415: 'the body is not JSON',
+  503: 'the store is unavailable; try again after Retry-After seconds',
+};
+
+const ADMIN_NOTE =
+  'An administrator route: while the service runs with PLATFORM_ADMIN_TOKEN set, it takes `Authorization: Bearer <PLATFORM_ADMIN_TOKEN>` and answers HTTP 401 without it. With the variable unset it is open.';
+
+/** A route outside the spec: its success at HTTP 200, each failure `{ code, message }` at the HTTP status of its code. */
+export interface StatusRouteDoc extends Omit<OperationDoc, 'responses'> {
+  success: ResponseDoc;
+  /** Failure texts shown as examples, by code; 401 and 503 are added to every route. */
+  failureTexts: Partial<Record<number, string>>;
+}
+
+export function statusOperation(route: StatusRouteDoc): OperationDoc {
+  const { success, failureTexts, ...operation } = route;
+  const texts = { ...failureTexts, 401: ADMIN_TOKEN_REQUIRED, 503: STORAGE_UNAVAILABLE };
+  const responses: Record<number, ResponseDoc> = { 200: success };
+  for (const [code, text] of Object.entries(texts)) {
+    responses[Number(code)] = {
+      description: MEANINGS[Number(code)] ?? text,
+      schema: z.strictObject({ code: z.literal(Number(code)), message: z.string() }),
+      example: { code: Number(code), message: text },
+      headers:
+        code === '503'
+          ? { 'Retry-After': { description: 'seconds to wait', schema: z.string() } }
+          : undefined,
+    };
+  }
+  responses[405] = {
+    description: 'The path asked with another method; Allow names the methods it takes',
+    schema: methodNotAllowedBody,
+    example: { code: 405, message: METHOD_NOT_ALLOWED },
+    headers: { Allow: { description: "the path's methods", schema: z.string() } },
+  };
+  return {
+    ...operation,
+    description: [operation.description, ADMIN_NOTE].filter(Boolean).join('\n\n'),
+    security: [{ [ADMIN_TOKEN_SCHEME]: [] }],
+    responses,
+  };
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { type StatusRouteDoc, statusOperation } from '../api-docs/status-route.js';
+import { BAD_AFTER, EVENTS_LISTED, eventsGone } from './event.messages.js';
+import { event, feedQuery, streamQuery } from './event.schema.js';
+
+const tags = ['events'];
+
+const exampleEvent = {
+  id: '42',
+  type: 'order.created',
+  createdAt: '2026-11-22T19:15:04.123Z',
+  data: {
+    id: 7,
+    service_id: 1,
+    user_name: '李四',
+    user_phone: '13912345678',
+    create_time: '2026-11-22T19:15:04.000Z',
+    status: 0,
+    server_name: '日常保洁',
+    service_name: '日常保洁',
+    price: '150.00',
+    merchant_name: '张三家政',
+  },
+};
+
+const routes: StatusRouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/events',
+    summary: 'Events after an id, oldest first (the feed)',
+    description:
+      'Every change the platform makes is an event, written in the same transaction as the change. Ids are decimal strings, increasing in commit order across every instance. Send the last id you have as `after` to read on; without it the feed starts at the oldest kept event (EVENT_RETENTION_DAYS).',
+    tags,
+    query: feedQuery,
+    success: {
+      description: 'The events; X-Next-Cursor is the last id returned (send it as `after`)',
+      schema: z.strictObject({
+        code: z.literal(200),
+        message: z.literal(EVENTS_LISTED),
+        data: z.array(event),
+      }),
+      example: { code: 200, message: EVENTS_LISTED, data: [exampleEvent] },
+      headers: {
+        'X-Next-Cursor': {
+          description: 'the id of the last event returned; absent when none was',
+          schema: z.string(),
+          required: false,
+        },
+      },
+    },
+    failureTexts: { 400: BAD_AFTER, 410: eventsGone(5, 1200) },
+  },
+  {
+    method: 'get',
+    path: '/api/events/stream',
+    summary: 'Events as they are published, as Server-Sent Events (text/event-stream)',
+    description:
+      'Each event is written as `id: <id>`, `event: <type>` and `data: <the event JSON>`. The stream starts after `Last-Event-ID` (what browsers send when they reconnect), or `after`, or else with the events published from now on. A comment line comes at least every 15 s. A reader that takes nothing for 10 s while events wait is cut off: reconnect with Last-Event-ID.',
+    tags,
+    query: streamQuery,
+    headers: z.object({
+      'Last-Event-ID': z
+        .string()
+        .optional()
+        .meta({ description: 'the id of the last event received: the stream resumes after it' }),
+    }),
+    success: {
+      description: 'text/event-stream: the events, one SSE message each, and comments',
+      example: `id: 42\nevent: order.created\ndata: ${JSON.stringify(exampleEvent)}\n\n`,
+    },
+    failureTexts: { 400: BAD_AFTER, 410: eventsGone(5, 1200) },
+  },
+];
+
+export const eventDocs = routes.map(statusOperation);

@@ -1,0 +1,120 @@
+import type { PlatformDatabase } from '../db/database.js';
+import type { EventType } from './outbox.js';
+
+/** A published event: its id and type, and its JSON text `{ id, type, createdAt, data }`. */
+export interface FeedEvent {
+  id: number;
+  type: EventType;
+  json: Buffer;
+}
+
+/** What the feed holds: the oldest event kept, and the last id given (0 before the first). */
+interface FeedBounds {
+  oldest: number | undefined;
+  last: number;
+}
+
+const EVENT_COLUMNS = `id, type, DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%s.%f') AS created_at, data`;
+
+interface EventRow {
+  id: number;
+  type: EventType;
+  created_at: string;
+  data: Buffer;
+}
+const RETENTION_ROWS = 1000;
+
+/** `{"id":"7","type":…,"createdAt":…,"data":` … `}`: the data is MySQL's JSON text, never decoded. */
+function feedEvent({ id, type, created_at, data }: EventRow): FeedEvent {
+  const head = `{"id":"${id}","type":"${type}","createdAt":"${created_at.slice(0, 23)}Z","data":`;
+  return { id: Number(id), type, json: Buffer.concat([Buffer.from(head), data, CLOSE]) };
+}
+const CLOSE = Buffer.from('}');
+
+/** The published events (table events); the publisher numbers them (see publisher.ts). */
+export function eventRepository(db: PlatformDatabase) {
+  return {
+    /** Events with an id above `after`, oldest first, of `types` when given. */
+    async after(after: number, limit: number, types?: readonly EventType[]): Promise<FeedEvent[]> {
+      const filter = types ? ` AND type IN (${types.map(() => '?').join(', ')})` : '';
+      const rows = await db.select<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE id > ?${filter} ORDER BY id LIMIT ?`,
+        [after, ...(types ?? []), limit],
+      );
+      return rows.map(feedEvent);
+    },
+
+    /** The events of these ids that are kept, by id. */
+    async byIds(ids: number[]): Promise<Map<number, FeedEvent>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.select<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        ids,
+      );
+      return new Map(rows.map((row) => [Number(row.id), feedEvent(row)]));
+    },
+
+    async bounds(): Promise<FeedBounds> {
+      const [row] = await db.select<{ oldest: number | null; last: number }>(
+        `SELECT (SELECT MIN(id) FROM events WHERE id IS NOT NULL) AS oldest,
+                last_id AS last FROM event_counter WHERE name = 'events'`,
+      );
+      if (!row) throw new Error('event_counter has no row: run the migrations');
+      return {
+        oldest: row.oldest === null ? undefined : Number(row.oldest),
+        last: Number(row.last),
+      };
+    },
+
+    /**
+     * Deletes published events older than `days`, oldest first, at most a
+     * thousand rows per statement, and the webhook deliveries of events no
+     * longer kept; returns how many events. Each DELETE reads at most the
+     * first thousand rows by seq (the oldest), so it never scans, or locks,
+     * the young end of the table where creates insert. (A delivery's retries
+     * end within two days.)
+     */
+    async sweep(days: number): Promise<number> {
+      let removed = 0;
+      for (;;) {
+        const [bound] = await db.select<{ seq: number }>(
+          `SELECT seq FROM events ORDER BY seq LIMIT 1 OFFSET ${RETENTION_ROWS}`,
+        );
+        const rows = await db.update(
+          `DELETE FROM events WHERE seq < ? AND created_at < NOW(3) - INTERVAL ? DAY AND id IS NOT NULL`,
+          [bound?.seq ?? Number.MAX_SAFE_INTEGER, days],
+        );
+        removed += rows;
+        if (rows < RETENTION_ROWS) break;
+      }
+      const { oldest } = await this.bounds();
+      if (oldest === undefined) return removed;
+      while (
+        (await db.update(
+          `DELETE FROM webhook_deliveries WHERE event_id < ? LIMIT ${RETENTION_ROWS}`,
+          [oldest],
+        )) === RETENTION_ROWS
+      );
+      return removed;
+    },
+
+    /**
+     * Seconds since the oldest event that is not yet published or has a
+     * webhook delivery still to make was written; 0 when there is none.
+     */
+    async oldestUndeliveredAge(): Promise<number> {
+      const [row] = await db.select<{ age: number | null }>(
+        `SELECT TIMESTAMPDIFF(MICROSECOND, MIN(created_at), NOW(3)) / 1e6 AS age FROM (
+           (SELECT created_at FROM events WHERE id IS NULL ORDER BY seq LIMIT 1)
+           UNION ALL
+           (SELECT e.created_at FROM events e
+            JOIN (SELECT MIN(event_id) AS id FROM webhook_deliveries WHERE status = 'pending') d
+              ON e.id = d.id)
+         ) oldest`,
+      );
+      return Number(row?.age ?? 0);
+    },
+  };
+}
+
+export type EventRepository = ReturnType<typeof eventRepository>;

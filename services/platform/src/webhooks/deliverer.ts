@@ -1,0 +1,147 @@
+import type { Logger } from '@svc/common';
+import type { EventRepository } from '../events/event.repository.js';
+import { signature } from './signature.js';
+import type { Claimed, Receiver, WebhookRepository } from './webhook.repository.js';
+import { postEvent } from './webhook-post.js';
+
+/**
+ * The delays before each retry, in seconds (Standard Webhooks' suggestion):
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Eight attempts over 27.6 hours;
+ * a delivery whose eighth fails is failed.
+ */
+const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
+
+/** How often each instance looks for deliveries due. */
+const TICK_MS = 200;
+/** Deliveries of one webhook claimed at once, and attempts of one webhook running at once. */
+const CLAIM_ROWS = 32;
+const PER_WEBHOOK = 8;
+/**
+ * A claimed attempt is due again only after this: a claim's attempts run
+ * PER_WEBHOOK at a time, each within 10 s (webhook-post.ts), so all end well before.
+ */
+const LEASE_SECONDS = 60;
+
+type Outcome = 'delivered' | 'retried' | 'failed';
+
+/**
+ * Sends the webhooks' deliveries: every instance runs one, and any may send
+ * any delivery (claims lock rows with SKIP LOCKED, see the repository). Each
+ * webhook is drained by its own worker, so a slow or dead receiver holds only
+ * its own deliveries back. Returns its outcome counts (a metric) and `stop`.
+ */
+export function webhookDeliverer(
+  {
+    webhooks,
+    events,
+    logger,
+  }: { webhooks: WebhookRepository; events: EventRepository; logger: Logger },
+  {
+    allowPrivate,
+    retryDelays = RETRY_DELAYS_SECONDS,
+  }: { allowPrivate: boolean; retryDelays?: number[] },
+) {
+  const outcomes: Record<Outcome, number> = { delivered: 0, retried: 0, failed: 0 };
+  const draining = new Map<number, Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let failing = false;
+
+  /** One attempt; a delivered one is added to `delivered` (by status), to be recorded with the others of its claim. */
+  async function attempt(
+    receiver: Receiver,
+    claimed: Claimed,
+    body: Buffer | undefined,
+    delivered: Map<number, number[]>,
+  ) {
+    const id = String(claimed.eventId);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const result = body
+      ? await postEvent(
+          new URL(receiver.url),
+          {
+            'content-type': 'application/json',
+            'user-agent': 'platform-webhooks/1',
+            'webhook-id': id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signature(receiver.secret, id, timestamp, body),
+          },
+          body,
+          allowPrivate,
+        )
+      : { error: 'the event is no longer kept' };
+    const status = 'status' in result ? result.status : undefined;
+    if (status !== undefined && status >= 200 && status < 300) {
+      delivered.set(status, [...(delivered.get(status) ?? []), claimed.id]);
+      return;
+    }
+    const error = 'error' in result ? result.error : `HTTP ${status}`;
+    const delay = body ? retryDelays[claimed.attempt - 1] : undefined;
+    if (delay === undefined) {
+      await webhooks.record(claimed.id, { status: 'failed', responseStatus: status, error });
+      outcomes.failed += 1;
+    } else {
+      await webhooks.record(claimed.id, {
+        status: 'pending',
+        responseStatus: status,
+        error,
+        retryInSeconds: delay,
+      });
+      outcomes.retried += 1;
+    }
+  }
+
+  /** Claims and sends the webhook's due deliveries until none is left. */
+  async function drain(receiver: Receiver): Promise<void> {
+    for (;;) {
+      const claimed = await webhooks.claim(receiver.id, CLAIM_ROWS, LEASE_SECONDS);
+      if (claimed.length === 0) return;
+      const bodies = await events.byIds(claimed.map(({ eventId }) => eventId));
+      const queue = [...claimed];
+      const delivered = new Map<number, number[]>();
+      const worker = async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          await attempt(receiver, next, bodies.get(next.eventId)?.json, delivered);
+        }
+      };
+      await Promise.all(Array.from({ length: PER_WEBHOOK }, worker));
+      for (const [status, ids] of delivered) {
+        await webhooks.delivered(ids, status);
+        outcomes.delivered += ids.length;
+      }
+      if (claimed.length < CLAIM_ROWS || stopped) return;
+    }
+  }
+
+  async function tick() {
+    try {
+      for (const receiver of await webhooks.receiversDue()) {
+        if (draining.has(receiver.id) || stopped) continue;
+        const work = drain(receiver)
+          .catch((err) => logger.warn({ err, webhook: receiver.id }, 'webhooks: delivering failed'))
+          .finally(() => draining.delete(receiver.id));
+        draining.set(receiver.id, work);
+      }
+      failing = false;
+    } catch (err) {
+      if (!failing) logger.warn({ err }, 'webhooks: reading the deliveries due failed, retrying');
+      failing = true;
+    }
+    if (!stopped) timer = setTimeout(tick, TICK_MS);
+  }
+
+  return {
+    outcomes,
+    start() {
+      timer = setTimeout(tick, 0);
+    },
+    /** Stops claiming; resolves once the attempts running end (each within 10 s). */
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.all(draining.values());
+    },
+  };
+}
+
+export type WebhookDeliverer = ReturnType<typeof webhookDeliverer>;

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { type StatusRouteDoc, statusOperation } from '../api-docs/status-route.js';
+import { noSuchRow } from '../http/messages.js';
+import {
+  BAD_STATUS,
+  BAD_URL,
+  WEBHOOK_ADDED,
+  WEBHOOK_DELETED,
+  WEBHOOK_RETRIED,
+  WEBHOOKS_LISTED,
+} from './webhook.messages.js';
+import {
+  delivery,
+  deliveryQuery,
+  newWebhook,
+  webhook,
+  webhookParams,
+  webhookWithSecret,
+} from './webhook.schema.js';
+
+const tags = ['webhooks'];
+const exampleWebhook = {
+  id: 1,
+  url: 'https://shop.example/hooks/platform',
+  types: ['order.created', 'order.completed'],
+  createdAt: '2026-11-22T19:15:04.000Z',
+};
+const missing = { 404: noSuchRow('webhook', 9), 400: 'id must be a positive integer' };
+
+const routes: StatusRouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/webhooks',
+    summary: 'Add a webhook: the events of its types are POSTed to its URL, signed',
+    description:
+      'Deliveries follow Standard Webhooks: a POST of the event JSON with `webhook-id` (the event id), `webhook-timestamp` (seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body keyed with the secret>`. A 2xx answer within 10 s is delivered; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is failed. At least once: a redelivery carries the same webhook-id. The URL may not reach a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE=true.',
+    tags,
+    body: newWebhook,
+    bodyExample: { url: exampleWebhook.url, types: exampleWebhook.types },
+    success: {
+      description: 'The webhook with its signing secret, shown only in this answer',
+      schema: z.strictObject({
+        code: z.literal(200),
+        message: z.literal(WEBHOOK_ADDED),
+        data: webhookWithSecret,
+      }),
+      example: {
+        code: 200,
+        message: WEBHOOK_ADDED,
+        data: { ...exampleWebhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+      },
+    },
+    failureTexts: {
+      400: BAD_URL,
+      413: 'request body is too large',
+      415: 'Content-Type must be application/json',
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks',
+    summary: 'The webhooks, without their secrets',
+    tags,
+    success: {
+      description: 'Every webhook, in id order',
+      schema: z.strictObject({
+        code: z.literal(200),
+        message: z.literal(WEBHOOKS_LISTED),
+        data: z.array(webhook),
+      }),
+      example: { code: 200, message: WEBHOOKS_LISTED, data: [exampleWebhook] },
+    },
+    failureTexts: {},
+  },
+  {
+    method: 'delete',
+    path: '/api/webhooks/:id',
+    summary: 'Delete a webhook and its deliveries',
+    tags,
+    params: webhookParams,
+    success: {
+      description: 'Deleted',
+      schema: z.strictObject({ code: z.literal(200), message: z.literal(WEBHOOK_DELETED) }),
+      example: { code: 200, message: WEBHOOK_DELETED },
+    },
+    failureTexts: missing,
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks/:id/deliveries',
+    summary:
+      "A webhook's deliveries, newest event first (status=failed: the ones whose retries are spent)",
+    tags,
+    params: webhookParams,
+    query: deliveryQuery,
+    success: {
+      description: 'The deliveries',
+      schema: z.strictObject({
+        code: z.literal(200),
+        message: z.literal(WEBHOOKS_LISTED),
+        data: z.array(delivery),
+      }),
+      example: {
+        code: 200,
+        message: WEBHOOKS_LISTED,
+        data: [
+          {
+            id: 12,
+            eventId: '42',
+            eventType: 'order.created',
+            status: 'failed',
+            attempts: 8,
+            lastAttemptAt: '2026-11-23T23:01:02.345Z',
+            nextAttemptAt: '2026-11-23T23:01:02.345Z',
+            responseStatus: 500,
+            error: 'HTTP 500',
+          },
+        ],
+      },
+    },
+    failureTexts: { ...missing, 400: BAD_STATUS },
+  },
+  {
+    method: 'post',
+    path: '/api/webhooks/:id/retry',
+    summary: "Send a webhook's failed deliveries again, with a fresh round of retries",
+    tags,
+    params: webhookParams,
+    success: {
+      description: 'How many failed deliveries are pending again',
+      schema: z.strictObject({
+        code: z.literal(200),
+        message: z.literal(WEBHOOK_RETRIED),
+        data: z.strictObject({ retried: z.int().min(0) }),
+      }),
+      example: { code: 200, message: WEBHOOK_RETRIED, data: { retried: 3 } },
+    },
+    failureTexts: missing,
+  },
+];
+
+export const webhookDocs = routes.map(statusOperation);

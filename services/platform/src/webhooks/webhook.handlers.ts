@@ -1,0 +1,66 @@
+import { AppError } from '@svc/common';
+import type { Request, Response } from 'express';
+import { messageBody } from '../http/envelopes.js';
+import { jsonBody, parseInput } from '../input/parse.js';
+import { newSecret } from './signature.js';
+import {
+  privateUrl,
+  unresolvedUrl,
+  WEBHOOK_ADDED,
+  WEBHOOK_DELETED,
+  WEBHOOK_RETRIED,
+  WEBHOOKS_LISTED,
+} from './webhook.messages.js';
+import type { WebhookRepository } from './webhook.repository.js';
+import { deliveryQuery, newWebhook, webhookParams } from './webhook.schema.js';
+import { addressesOf, isPrivateAddress } from './webhook-address.js';
+
+export interface WebhookDeps {
+  webhooks: WebhookRepository;
+  /** WEBHOOK_ALLOW_PRIVATE */
+  allowPrivate: boolean;
+}
+
+/** A 400 unless every address the URL's host names is public (or private ones are allowed). */
+async function checkReachable(url: URL, allowPrivate: boolean): Promise<void> {
+  if (allowPrivate) return;
+  const addresses = await addressesOf(url.hostname).catch(() => {
+    throw new AppError(400, unresolvedUrl(url.hostname));
+  });
+  const inside = addresses.find(isPrivateAddress);
+  if (inside) throw new AppError(400, privateUrl(inside));
+}
+
+export function webhookHandlers({ webhooks, allowPrivate }: WebhookDeps) {
+  return {
+    async add(req: Request, res: Response) {
+      const { url, types } = parseInput(newWebhook, jsonBody(req));
+      await checkReachable(url, allowPrivate);
+      const secret = newSecret();
+      const added = await webhooks.add(url.href, types ?? null, secret);
+      res.json(messageBody(200, WEBHOOK_ADDED, { ...added, secret }));
+    },
+
+    async list(_req: Request, res: Response) {
+      res.json(messageBody(200, WEBHOOKS_LISTED, await webhooks.list()));
+    },
+
+    async remove(req: Request, res: Response) {
+      await webhooks.remove(parseInput(webhookParams, req.params).id);
+      res.json(messageBody(200, WEBHOOK_DELETED));
+    },
+
+    async deliveries(req: Request, res: Response) {
+      const { id } = parseInput(webhookParams, req.params);
+      const { status, limit } = parseInput(deliveryQuery, req.query);
+      res.json(
+        messageBody(200, WEBHOOKS_LISTED, await webhooks.deliveries(id, status, limit ?? 100)),
+      );
+    },
+
+    async retry(req: Request, res: Response) {
+      const retried = await webhooks.retryFailed(parseInput(webhookParams, req.params).id);
+      res.json(messageBody(200, WEBHOOK_RETRIED, { retried }));
+    },
+  };
+}
