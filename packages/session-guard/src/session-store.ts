@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import { maxAgeMs, SessionKeys } from './session-keys.js';
+import { CREDENTIALS_HOLD_MS, maxAgeMs, SessionKeys } from './session-keys.js';
 import { newSessionId, type OriginRequest, originArgs } from './session-origin.js';
-import { CHECK, DESCRIBE, END, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
+import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
 import type { TokenScheme } from './token.js';
+import { describeSessions, endSessions } from './user-index.js';
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
 type SessionRedis = Redis | Cluster;
@@ -14,6 +17,18 @@ export interface SessionStoreOptions {
   keyPrefix?: string;
   /** SESSION_MAX_AGE: no session lives longer after its login. Default 604800 (7 days). */
   maxAgeSeconds?: number;
+  /**
+   * SESSION_MAX_PER_USER: a login beyond it ends the user's least recently used
+   * sessions (random scheme). Default 100.
+   */
+  maxPerUser?: number;
+}
+
+/** What a login read of its user's credentials before it read the password hash (`stamp`). */
+export interface CredentialStamp {
+  readonly value: string | null;
+  /** performance.now() before the read. */
+  readonly readAt: number;
 }
 
 export interface LiveSession {
@@ -38,6 +53,7 @@ type CheckReply =
 const REMEMBERED_SESSIONS = 10_000;
 /** Index entries a login looks at, to drop those of expired sessions. */
 const PRUNE_SAMPLE = 16;
+const DEFAULT_MAX_PER_USER = 100;
 
 async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   const replies = (await pipeline.exec()) ?? [];
@@ -53,40 +69,116 @@ export class SessionStore {
   private readonly redis: SessionRedis;
   private readonly keys: SessionKeys;
   private readonly maxAgeMs: number;
+  private readonly maxPerUser: number;
   /** lastSeenAt of the sessions this store's checks saw, by token id. */
   private readonly lastSeen = new Map<string, number>();
 
-  constructor({ redis, scheme = 'random', keyPrefix, maxAgeSeconds }: SessionStoreOptions) {
+  constructor(options: SessionStoreOptions) {
+    const { redis, scheme = 'random', keyPrefix, maxAgeSeconds } = options;
+    const { maxPerUser = DEFAULT_MAX_PER_USER } = options;
+    if (!(Number.isInteger(maxPerUser) && maxPerUser > 0)) {
+      throw new TypeError('session-guard: maxPerUser must be a positive integer');
+    }
     this.redis = redis;
     this.scheme = scheme;
     this.keys = new SessionKeys(scheme, keyPrefix);
     this.maxAgeMs = maxAgeMs(maxAgeSeconds);
+    this.maxPerUser = maxPerUser;
+  }
+
+  /**
+   * A login's first step, before it reads the user's password hash: what `create`
+   * needs to tell whether the password changed while the login ran.
+   */
+  async stamp(username: string): Promise<CredentialStamp> {
+    const readAt = performance.now();
+    return { value: await this.redis.get(this.keys.credentials(username)), readAt };
+  }
+
+  /**
+   * A password change's first step, after the new hash is stored and before it
+   * ends the user's sessions: every login that read the old hash and has not yet
+   * indexed its session now fails (`create` resolves null).
+   */
+  async changeCredentials(username: string): Promise<void> {
+    const value = randomBytes(16).toString('hex');
+    await this.redis.set(this.keys.credentials(username), value, 'PX', CREDENTIALS_HOLD_MS);
   }
 
   /**
    * Writes a new session (in md5, anew over the one of the same token) and
    * returns its lifetime in seconds: `ttlSeconds`, or the max age when shorter.
-   * `request` is the login's: its address and User-Agent are kept.
+   * `request` is the login's: its address and User-Agent are kept. With the
+   * login's `stamp`, resolves null (and leaves no session) when the user's
+   * password changed since the stamp was taken, or the login took longer than
+   * CREDENTIALS_HOLD_MS. A login beyond the per-user cap ends the user's least
+   * recently used sessions.
    */
   async create(
     token: string,
     username: string,
     ttlSeconds: number,
     request?: OriginRequest,
-  ): Promise<number> {
+    stamp?: CredentialStamp,
+  ): Promise<number | null> {
     const lifetimeMs = Math.min(ttlSeconds * 1000, this.maxAgeMs);
     const tokenId = this.keys.tokenId(token);
-    const args = [username, lifetimeMs, newSessionId(), Date.now(), ...originArgs(request)];
+    const now = Date.now();
+    const endsAt = now + this.maxAgeMs;
+    const args = [username, lifetimeMs, newSessionId(), now, endsAt, ...originArgs(request)];
     // The session first, then the index: an "end all" that runs in between either
     // sees the hash in the index or leaves it there for the next one, so the index
     // never misses a live session for longer than this call.
     await OPEN.run(this.redis, this.keys.ofTokenId(tokenId), args);
-    if (this.scheme === 'random') {
-      const index = this.keys.index(username);
-      await INDEX_ADD.run(this.redis, [index], [lifetimeMs, tokenId]);
-      await this.pruneIndex(index);
+    const index = this.keys.index(username);
+    const indexed =
+      this.scheme === 'random'
+        ? ((await INDEX_ADD.run(this.redis, [index], [lifetimeMs, tokenId])) as number)
+        : 0;
+    // Indexed, then checked: a password change replaces the credentials value before
+    // it reads the index, so either it ends this session or this check sees it.
+    if (stamp && !(await this.stampHolds(username, stamp))) {
+      await endSessions(this.redis, this.keys, username, [tokenId]);
+      return null;
     }
+    if (indexed > this.maxPerUser) await this.endLeastRecentlyUsed(username, tokenId);
+    else if (this.scheme === 'random') await this.pruneIndex(index);
     return lifetimeMs / 1000;
+  }
+
+  /**
+   * Whether the password is unchanged since the stamp. A change writes a new
+   * value that lives CREDENTIALS_HOLD_MS; within that time since the stamp, a
+   * change would still be there, so none found means none happened.
+   */
+  private async stampHolds(username: string, stamp: CredentialStamp): Promise<boolean> {
+    const value = await this.redis.get(this.keys.credentials(username));
+    if (performance.now() - stamp.readAt >= CREDENTIALS_HOLD_MS) return false;
+    return value === null || value === stamp.value;
+  }
+
+  /**
+   * Brings the user down to the cap: drops the index entries of expired sessions,
+   * then ends the live ones with the oldest lastSeenAt (then createdAt), never the
+   * one just written. It reads every entry, at most a few beyond the cap.
+   */
+  private async endLeastRecentlyUsed(username: string, newTokenId: string): Promise<void> {
+    const index = this.keys.index(username);
+    const tokenIds = await this.redis.smembers(index);
+    const { live, gone } = await describeSessions(this.redis, this.keys, tokenIds, this.maxAgeMs);
+    if (gone.length > 0) await this.redis.srem(index, ...gone);
+    const excess = live.length - this.maxPerUser;
+    if (excess <= 0) return;
+    const oldest = live
+      .filter((session) => session.tokenId !== newTokenId)
+      .sort((a, b) => a.lastSeenAt - b.lastSeenAt || a.createdAt - b.createdAt)
+      .slice(0, excess);
+    await endSessions(
+      this.redis,
+      this.keys,
+      username,
+      oldest.map((session) => session.tokenId),
+    );
   }
 
   /**
@@ -145,9 +237,7 @@ export class SessionStore {
 
   /** Ends one session (a logout). */
   async revoke(token: string, username: string): Promise<void> {
-    const tokenId = this.keys.tokenId(token);
-    await END.run(this.redis, this.keys.ofTokenId(tokenId), []);
-    if (this.scheme === 'random') await this.redis.srem(this.keys.index(username), tokenId);
+    await endSessions(this.redis, this.keys, username, [this.keys.tokenId(token)]);
   }
 
   /**
