@@ -262,6 +262,7 @@ export const judges = {
           }
           if (model.scheme === 'random')
             rules.set(model.indexKey(account.username), { absent: true });
+          rules.set(model.credentialsKey(account.username), { present: true });
           return rules;
         },
         apply: () => {
