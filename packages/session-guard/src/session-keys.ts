@@ -13,6 +13,10 @@ import { sha256Hex, type TokenScheme } from './token.js';
  *          the epoch; `endsAt` is the absolute end the login gave it, which no renewal
  *          passes), `ip`, and `userAgent` when the login sent one. It expires at the
  *          same moment as its session: every write that sets one lifetime sets both.
+ *          md5 only, after a password change: the old password's token's metadata
+ *          key holds just `retired` (the change's credentials value) for
+ *          CREDENTIALS_HOLD_MS, so a login that checked the old password cannot
+ *          write that token again; ending the token keeps the marker.
  * index    random only: `<prefix>user:<lowercased username>`, a set of the user's
  *          token hashes. Its lifetime is kept at least that of its longest-lived
  *          session, members of ended sessions are removed by whoever ends them, and

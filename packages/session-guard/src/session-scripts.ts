@@ -26,13 +26,17 @@ class Script {
 
 /**
  * A login: the session with its lifetime, and fresh metadata with the same one.
- * ARGV: username, lifetime, id, now, endsAt, ip[, userAgent].
+ * ARGV: username, lifetime, id, now, endsAt, stamp, ip[, userAgent]. Refused
+ * (0, nothing written) when a password change retired this token (RETIRE)
+ * after the login's stamp was taken; stamp `-` skips that check.
  */
 export const OPEN = new Script(`
+local retired = redis.call('HGET', KEYS[2], 'retired')
+if retired and ARGV[6] ~= '-' and retired ~= ARGV[6] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[2], 'id', ARGV[3], 'createdAt', ARGV[4], 'lastSeenAt', ARGV[4], 'endsAt', ARGV[5], 'ip', ARGV[6])
-if ARGV[7] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[7]) end
+redis.call('HSET', KEYS[2], 'id', ARGV[3], 'createdAt', ARGV[4], 'lastSeenAt', ARGV[4], 'endsAt', ARGV[5], 'ip', ARGV[7])
+if ARGV[8] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[8]) end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1`);
 
@@ -112,11 +116,21 @@ if redis.call('PTTL', KEYS[2]) < 0 then redis.call('PEXPIRE', KEYS[2], left) end
 local meta = redis.call('HMGET', KEYS[2], 'id', 'createdAt', 'lastSeenAt', 'ip', 'userAgent')
 return {username, left, meta[1], meta[2], meta[3], meta[4], meta[5]}`);
 
-/** Ends a session: 1 when it was live, else 0. */
+/** Ends a session: 1 when it was live, else 0. A retired token's marker stays. */
 export const END = new Script(`
 local live = redis.call('DEL', KEYS[1])
-redis.call('DEL', KEYS[2])
+if redis.call('HEXISTS', KEYS[2], 'retired') == 0 then redis.call('DEL', KEYS[2]) end
 return live`);
+
+/**
+ * md5, after a password change: ends the old password's token and, for as long
+ * as ARGV[2] ms, refuses it to every login whose stamp is not ARGV[1] (OPEN).
+ */
+export const RETIRE = new Script(`
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('HSET', KEYS[2], 'retired', ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1`);
 
 /**
  * Adds ARGV[2] to the index and makes the index live at least ARGV[1] ms;

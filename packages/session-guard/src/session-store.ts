@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import { CREDENTIALS_HOLD_MS, maxAgeMs, SessionKeys } from './session-keys.js';
 import { newSessionId, type OriginRequest, originArgs } from './session-origin.js';
-import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
+import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN, RETIRE } from './session-scripts.js';
 import type { TokenScheme } from './token.js';
 import { describeSessions, endSessions } from './user-index.js';
 
@@ -55,6 +55,9 @@ const REMEMBERED_SESSIONS = 10_000;
 const PRUNE_SAMPLE = 16;
 const DEFAULT_MAX_PER_USER = 100;
 
+/** A stamp as OPEN and RETIRE compare it: `-` for a write that checks none. */
+const stampArg = (stamp?: CredentialStamp) => (stamp ? `v:${stamp.value ?? ''}` : '-');
+
 async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   const replies = (await pipeline.exec()) ?? [];
   return replies.map(([err, value]) => {
@@ -98,11 +101,16 @@ export class SessionStore {
   /**
    * A password change's first step, after the new hash is stored and before it
    * ends the user's sessions: every login that read the old hash and has not yet
-   * indexed its session now fails (`create` resolves null).
+   * indexed its session now fails (`create` resolves null). In md5, `oldToken`
+   * (the old password's) ends here and no such login can write it again.
    */
-  async changeCredentials(username: string): Promise<void> {
+  async changeCredentials(username: string, oldToken?: string): Promise<void> {
     const value = randomBytes(16).toString('hex');
     await this.redis.set(this.keys.credentials(username), value, 'PX', CREDENTIALS_HOLD_MS);
+    if (this.scheme === 'md5' && oldToken !== undefined) {
+      const retired = [stampArg({ value, readAt: 0 }), CREDENTIALS_HOLD_MS];
+      await RETIRE.run(this.redis, this.keys.ofToken(oldToken), retired);
+    }
   }
 
   /**
@@ -125,11 +133,15 @@ export class SessionStore {
     const tokenId = this.keys.tokenId(token);
     const now = Date.now();
     const endsAt = now + this.maxAgeMs;
-    const args = [username, lifetimeMs, newSessionId(), now, endsAt, ...originArgs(request)];
+    const args = [username, lifetimeMs, newSessionId(), now, endsAt, stampArg(stamp)];
     // The session first, then the index: an "end all" that runs in between either
     // sees the hash in the index or leaves it there for the next one, so the index
     // never misses a live session for longer than this call.
-    await OPEN.run(this.redis, this.keys.ofTokenId(tokenId), args);
+    const opened = await OPEN.run(this.redis, this.keys.ofTokenId(tokenId), [
+      ...args,
+      ...originArgs(request),
+    ]);
+    if (opened === 0) return null;
     const index = this.keys.index(username);
     const indexed =
       this.scheme === 'random'

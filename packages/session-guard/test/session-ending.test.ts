@@ -94,6 +94,29 @@ describe.each(Object.keys(topologies))('ending sessions on %s', (name) => {
       expect(await service().create(tokenOf(bob), bob, 600, undefined, bobStamp)).toBe(600);
     });
 
+    if (scheme === 'md5') {
+      it("retires the old password's token: no racing login writes it again, a later one may", async () => {
+        const alice = user();
+        const old = md5Token(alice, 'old-password');
+        const racing = await service().stamp(alice);
+        expect(await service().create(old, alice, 600)).toBe(600);
+        await service().changeCredentials(alice, old);
+        expect(await redis().exists(keys.session(old))).toBe(0);
+        // The racing login's session is never written, not even for a moment.
+        expect(await service().create(old, alice, 600, undefined, racing)).toBeNull();
+        expect(await redis().exists(keys.session(old))).toBe(0);
+        // Ending anything of it keeps the marker.
+        await createUserSessions({ redis: redis(), scheme }).endAll(alice, old);
+        expect(await service().create(old, alice, 600, undefined, racing)).toBeNull();
+        // A login that began after the change (the password set back to the old one) may.
+        const later = await service().stamp(alice);
+        expect(await service().create(old, alice, 600, undefined, later)).toBe(600);
+        expect(await createSessionValidator({ redis: redis(), scheme }).validate(old)).toEqual({
+          username: alice,
+        });
+      });
+    }
+
     it('keeps the credentials value no longer than a minute', async () => {
       const alice = user();
       await service().changeCredentials(alice);

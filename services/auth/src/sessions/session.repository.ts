@@ -38,11 +38,12 @@ export function sessionRepository(layout: SessionStoreOptions) {
     endOthers: (username: string, token: string) =>
       fromRedis(userSessions.endOthers(username, token)),
     /**
-     * After a password change: fails every login that read the old hash, then ends
-     * every session of the user (in md5 the current token's, the one a user has).
+     * After a password change: fails every login that read the old hash (in md5
+     * also retires `oldToken`, the old password's), then ends every session of
+     * the user (in md5 the current token's, the one a user has).
      */
-    endAllForNewPassword: async (username: string, token: string) => {
-      await fromRedis(store.changeCredentials(username));
+    endAllForNewPassword: async (username: string, token: string, oldToken?: string) => {
+      await fromRedis(store.changeCredentials(username, oldToken));
       return fromRedis(userSessions.endAll(username, token));
     },
     endAll: (username: string, token: string) => fromRedis(userSessions.endAll(username, token)),

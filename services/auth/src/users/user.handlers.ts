@@ -177,7 +177,9 @@ export function userHandlers({
     if (!verdict.ok) throw new AppError(400, WRONG_OLD_PASSWORD);
 
     await users.updatePassword(user.id, await hashPassword(newPassword));
-    await sessions.endAllForNewPassword(user.username, token);
+    // md5: the old password's token, which a racing login would write again.
+    const oldToken = sessions.scheme === 'md5' ? md5Token(user.username, oldPassword) : undefined;
+    await sessions.endAllForNewPassword(user.username, token, oldToken);
     res.json(messageBody(200, PASSWORD_CHANGED));
   };
 
