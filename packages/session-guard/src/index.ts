@@ -1,3 +1,4 @@
+export type { CredentialStamp } from './credentials.js';
 export {
   createGuard,
   type GuardOptions,
@@ -11,12 +12,7 @@ export { INVALID_TOKEN_MESSAGE, NO_TOKEN_MESSAGE, STORE_UNAVAILABLE_MESSAGE } fr
 export { readToken } from './read-token.js';
 export { LONGEST_MAX_AGE_SECONDS } from './session-keys.js';
 export type { OriginRequest } from './session-origin.js';
-export {
-  type CredentialStamp,
-  type LiveSession,
-  SessionStore,
-  type SessionStoreOptions,
-} from './session-store.js';
+export { type LiveSession, SessionStore, type SessionStoreOptions } from './session-store.js';
 export { SessionStoreError } from './store-error.js';
 export { createTestSession, type TestSessionOptions } from './testing.js';
 export {

@@ -69,6 +69,14 @@ export function maxAgeMs(maxAgeSeconds = DEFAULT_MAX_AGE_SECONDS): number {
   return maxAgeSeconds * 1000;
 }
 
+/** SESSION_MAX_PER_USER: a TypeError for anything but a positive integer. Default 100. */
+export function perUserCap(maxPerUser = 100): number {
+  if (!(Number.isInteger(maxPerUser) && maxPerUser > 0)) {
+    throw new TypeError('session-guard: maxPerUser must be a positive integer');
+  }
+  return maxPerUser;
+}
+
 /** lastSeenAt is written at most once per session in this time (SESSION_TOUCH_SECONDS). */
 export const DEFAULT_TOUCH_SECONDS = 60;
 /** The login's User-Agent is kept up to this many characters. */

@@ -1,11 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import { CREDENTIALS_HOLD_MS, maxAgeMs, SessionKeys } from './session-keys.js';
+import {
+  type CredentialStamp,
+  readStamp,
+  replaceCredentials,
+  stampArg,
+  stampHolds,
+} from './credentials.js';
+import { maxAgeMs, perUserCap, SessionKeys } from './session-keys.js';
 import { newSessionId, type OriginRequest, originArgs } from './session-origin.js';
-import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN, RETIRE } from './session-scripts.js';
+import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
 import type { TokenScheme } from './token.js';
-import { describeSessions, endSessions } from './user-index.js';
+import { endLeastRecentlyUsed, endSessions } from './user-index.js';
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
 type SessionRedis = Redis | Cluster;
@@ -17,18 +22,8 @@ export interface SessionStoreOptions {
   keyPrefix?: string;
   /** SESSION_MAX_AGE: no session lives longer after its login. Default 604800 (7 days). */
   maxAgeSeconds?: number;
-  /**
-   * SESSION_MAX_PER_USER: a login beyond it ends the user's least recently used
-   * sessions (random scheme). Default 100.
-   */
+  /** SESSION_MAX_PER_USER: beyond it a login ends the least recently used. Default 100. */
   maxPerUser?: number;
-}
-
-/** What a login read of its user's credentials before it read the password hash (`stamp`). */
-export interface CredentialStamp {
-  readonly value: string | null;
-  /** performance.now() before the read. */
-  readonly readAt: number;
 }
 
 export interface LiveSession {
@@ -53,10 +48,6 @@ type CheckReply =
 const REMEMBERED_SESSIONS = 10_000;
 /** Index entries a login looks at, to drop those of expired sessions. */
 const PRUNE_SAMPLE = 16;
-const DEFAULT_MAX_PER_USER = 100;
-
-/** A stamp as OPEN and RETIRE compare it: `-` for a write that checks none. */
-const stampArg = (stamp?: CredentialStamp) => (stamp ? `v:${stamp.value ?? ''}` : '-');
 
 async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   const replies = (await pipeline.exec()) ?? [];
@@ -78,49 +69,30 @@ export class SessionStore {
 
   constructor(options: SessionStoreOptions) {
     const { redis, scheme = 'random', keyPrefix, maxAgeSeconds } = options;
-    const { maxPerUser = DEFAULT_MAX_PER_USER } = options;
-    if (!(Number.isInteger(maxPerUser) && maxPerUser > 0)) {
-      throw new TypeError('session-guard: maxPerUser must be a positive integer');
-    }
     this.redis = redis;
     this.scheme = scheme;
     this.keys = new SessionKeys(scheme, keyPrefix);
     this.maxAgeMs = maxAgeMs(maxAgeSeconds);
-    this.maxPerUser = maxPerUser;
+    this.maxPerUser = perUserCap(options.maxPerUser);
+  }
+
+  /** A login's first step, before it reads the password hash (credentials.ts). */
+  stamp(username: string): Promise<CredentialStamp> {
+    return readStamp(this.redis, this.keys, username);
   }
 
   /**
-   * A login's first step, before it reads the user's password hash: what `create`
-   * needs to tell whether the password changed while the login ran.
+   * A password change's first step, after the new hash is stored and before it ends
+   * the sessions: logins that read the old hash fail. md5: `oldToken` is retired.
    */
-  async stamp(username: string): Promise<CredentialStamp> {
-    const readAt = performance.now();
-    return { value: await this.redis.get(this.keys.credentials(username)), readAt };
+  changeCredentials(username: string, oldToken?: string): Promise<void> {
+    return replaceCredentials(this.redis, this.keys, username, oldToken);
   }
 
   /**
-   * A password change's first step, after the new hash is stored and before it
-   * ends the user's sessions: every login that read the old hash and has not yet
-   * indexed its session now fails (`create` resolves null). In md5, `oldToken`
-   * (the old password's) ends here and no such login can write it again.
-   */
-  async changeCredentials(username: string, oldToken?: string): Promise<void> {
-    const value = randomBytes(16).toString('hex');
-    await this.redis.set(this.keys.credentials(username), value, 'PX', CREDENTIALS_HOLD_MS);
-    if (this.scheme === 'md5' && oldToken !== undefined) {
-      const retired = [stampArg({ value, readAt: 0 }), CREDENTIALS_HOLD_MS];
-      await RETIRE.run(this.redis, this.keys.ofToken(oldToken), retired);
-    }
-  }
-
-  /**
-   * Writes a new session (in md5, anew over the one of the same token) and
-   * returns its lifetime in seconds: `ttlSeconds`, or the max age when shorter.
-   * `request` is the login's: its address and User-Agent are kept. With the
-   * login's `stamp`, resolves null (and leaves no session) when the user's
-   * password changed since the stamp was taken, or the login took longer than
-   * CREDENTIALS_HOLD_MS. A login beyond the per-user cap ends the user's least
-   * recently used sessions.
+   * Writes a new session (in md5, anew over the one of the same token) and returns
+   * its lifetime in seconds: `ttlSeconds`, or the max age when shorter. With the
+   * login's `stamp`: null, and no session, when the password changed since it.
    */
   async create(
     token: string,
@@ -134,14 +106,10 @@ export class SessionStore {
     const now = Date.now();
     const endsAt = now + this.maxAgeMs;
     const args = [username, lifetimeMs, newSessionId(), now, endsAt, stampArg(stamp)];
-    // The session first, then the index: an "end all" that runs in between either
-    // sees the hash in the index or leaves it there for the next one, so the index
-    // never misses a live session for longer than this call.
-    const opened = await OPEN.run(this.redis, this.keys.ofTokenId(tokenId), [
-      ...args,
-      ...originArgs(request),
-    ]);
-    if (opened === 0) return null;
+    // The session, then the index: an "end all" in between sees the hash in the index
+    // or leaves it for the next one; the index never misses a live session for longer.
+    const pair = this.keys.ofTokenId(tokenId);
+    if ((await OPEN.run(this.redis, pair, [...args, ...originArgs(request)])) === 0) return null;
     const index = this.keys.index(username);
     const indexed =
       this.scheme === 'random'
@@ -149,48 +117,15 @@ export class SessionStore {
         : 0;
     // Indexed, then checked: a password change replaces the credentials value before
     // it reads the index, so either it ends this session or this check sees it.
-    if (stamp && !(await this.stampHolds(username, stamp))) {
+    if (stamp && !(await stampHolds(this.redis, this.keys, username, stamp))) {
       await endSessions(this.redis, this.keys, username, [tokenId]);
       return null;
     }
-    if (indexed > this.maxPerUser) await this.endLeastRecentlyUsed(username, tokenId);
-    else if (this.scheme === 'random') await this.pruneIndex(index);
+    const cap = { maxPerUser: this.maxPerUser, maxAgeMs: this.maxAgeMs };
+    if (indexed > cap.maxPerUser) {
+      await endLeastRecentlyUsed(this.redis, this.keys, username, tokenId, cap);
+    } else if (this.scheme === 'random') await this.pruneIndex(index);
     return lifetimeMs / 1000;
-  }
-
-  /**
-   * Whether the password is unchanged since the stamp. A change writes a new
-   * value that lives CREDENTIALS_HOLD_MS; within that time since the stamp, a
-   * change would still be there, so none found means none happened.
-   */
-  private async stampHolds(username: string, stamp: CredentialStamp): Promise<boolean> {
-    const value = await this.redis.get(this.keys.credentials(username));
-    if (performance.now() - stamp.readAt >= CREDENTIALS_HOLD_MS) return false;
-    return value === null || value === stamp.value;
-  }
-
-  /**
-   * Brings the user down to the cap: drops the index entries of expired sessions,
-   * then ends the live ones with the oldest lastSeenAt (then createdAt), never the
-   * one just written. It reads every entry, at most a few beyond the cap.
-   */
-  private async endLeastRecentlyUsed(username: string, newTokenId: string): Promise<void> {
-    const index = this.keys.index(username);
-    const tokenIds = await this.redis.smembers(index);
-    const { live, gone } = await describeSessions(this.redis, this.keys, tokenIds, this.maxAgeMs);
-    if (gone.length > 0) await this.redis.srem(index, ...gone);
-    const excess = live.length - this.maxPerUser;
-    if (excess <= 0) return;
-    const oldest = live
-      .filter((session) => session.tokenId !== newTokenId)
-      .sort((a, b) => a.lastSeenAt - b.lastSeenAt || a.createdAt - b.createdAt)
-      .slice(0, excess);
-    await endSessions(
-      this.redis,
-      this.keys,
-      username,
-      oldest.map((session) => session.tokenId),
-    );
   }
 
   /**
@@ -252,13 +187,7 @@ export class SessionStore {
     await endSessions(this.redis, this.keys, username, [this.keys.tokenId(token)]);
   }
 
-  /**
-   * Drops from the index hashes whose sessions have expired, looking at a random
-   * handful of them: a login costs the same however many sessions its user holds
-   * (reading them all made each login of a user with thousands of sessions send
-   * thousands of commands). Each login adds one hash and looks at up to
-   * PRUNE_SAMPLE, so expired ones cannot pile up; a listing reads them all anyway.
-   */
+  /** Drops expired sessions' hashes from a random handful of the index: a login costs the same. */
   private async pruneIndex(index: string): Promise<void> {
     const tokenIds = await this.redis.srandmember(index, PRUNE_SAMPLE);
     const live = await Promise.all(

@@ -88,3 +88,33 @@ export async function endSessions(
   }
   return ended;
 }
+
+/**
+ * Brings the user down to the cap: drops the index entries of expired sessions,
+ * then ends the live ones with the oldest lastSeenAt (then createdAt), never the
+ * one just written. It reads every entry, at most a few beyond the cap.
+ */
+export async function endLeastRecentlyUsed(
+  redis: Redis | Cluster,
+  keys: SessionKeys,
+  username: string,
+  newTokenId: string,
+  { maxPerUser, maxAgeMs }: { maxPerUser: number; maxAgeMs: number },
+): Promise<void> {
+  const index = keys.index(username);
+  const tokenIds = await redis.smembers(index);
+  const { live, gone } = await describeSessions(redis, keys, tokenIds, maxAgeMs);
+  if (gone.length > 0) await redis.srem(index, ...gone);
+  const excess = live.length - maxPerUser;
+  if (excess <= 0) return;
+  const oldest = live
+    .filter((session) => session.tokenId !== newTokenId)
+    .sort((a, b) => a.lastSeenAt - b.lastSeenAt || a.createdAt - b.createdAt)
+    .slice(0, excess);
+  await endSessions(
+    redis,
+    keys,
+    username,
+    oldest.map((session) => session.tokenId),
+  );
+}
