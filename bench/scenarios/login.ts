@@ -7,6 +7,9 @@ import type { BenchSettings } from '../lib/settings.js';
 import { median } from '../lib/turns.js';
 
 const USER = { username: 'bench-login', password: 'bench-login-password' };
+// The guarded requests' session is another user's: the storm's logins would end
+// it as the least recently used once USER reaches SESSION_MAX_PER_USER.
+const READER = { username: 'bench-reader', password: 'bench-reader-password' };
 const GUARDED_CONNECTIONS = 16;
 const LOGIN_CONNECTIONS = 16;
 
@@ -21,14 +24,17 @@ async function startAuth(settings: BenchSettings, scheme: 'random' | 'md5') {
       LOGIN_MAX_FAILURES: '10000',
     },
   });
-  const post = (path: string) =>
+  const post = (path: string, account = USER) =>
     fetch(auth.url + path, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(USER),
+      body: JSON.stringify(account),
     });
   await post('/api/user/register');
-  const login = (await (await post('/api/user/login')).json()) as { data: { token: string } };
+  await post('/api/user/register', READER);
+  const login = (await (await post('/api/user/login', READER)).json()) as {
+    data: { token: string };
+  };
   return { auth, token: login.data.token };
 }
 

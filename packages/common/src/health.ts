@@ -19,6 +19,8 @@ interface HealthOptions {
   envelope: AnswerBody;
   /** The text of a 503 from /readyz. */
   notReady: string;
+  /** Shown as `warnings` in /readyz's data, ready or not: what start-up found amiss. */
+  warnings?: string[];
 }
 
 /**
@@ -27,7 +29,7 @@ interface HealthOptions {
  */
 export function healthRouter(
   checks: Record<string, ReadinessCheck>,
-  { envelope, notReady }: HealthOptions,
+  { envelope, notReady, warnings = [] }: HealthOptions,
 ): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
@@ -36,9 +38,10 @@ export function healthRouter(
   router.get('/readyz', async (_req, res) => {
     const names = Object.keys(checks);
     const results = await Promise.allSettled(names.map((name) => withTimeout(checks[name]!)));
-    const data = Object.fromEntries(
+    const data: Record<string, unknown> = Object.fromEntries(
       names.map((name, i) => [name, results[i]?.status === 'fulfilled' ? 'up' : 'down']),
     );
+    if (warnings.length > 0) data.warnings = warnings;
     const ready = results.every((result) => result.status === 'fulfilled');
     if (ready) res.json(envelope(200, 'ok', data));
     else res.status(503).json(envelope(503, notReady, data));

@@ -1,3 +1,4 @@
+export type { CredentialStamp } from './credentials.js';
 export {
   createGuard,
   type GuardOptions,

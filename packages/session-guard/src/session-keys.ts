@@ -9,14 +9,24 @@ import { sha256Hex, type TokenScheme } from './token.js';
  *          the username; it expires when the session ends. Guards already deployed
  *          read exactly this, so it never changes.
  * metadata `{<session key>}:meta`, a hash: `id` (random, 22 characters of base64url,
- *          unrelated to the token), `createdAt` and `lastSeenAt` (ms since the epoch),
- *          `ip`, and `userAgent` when the login sent one. It expires at the same
- *          moment as its session: every write that sets one lifetime sets both.
+ *          unrelated to the token), `createdAt`, `lastSeenAt` and `endsAt` (ms since
+ *          the epoch; `endsAt` is the absolute end the login gave it, which no renewal
+ *          passes), `ip`, and `userAgent` when the login sent one. It expires at the
+ *          same moment as its session: every write that sets one lifetime sets both.
+ *          md5 only, after a password change: the old password's token's metadata
+ *          key holds just `retired` (the change's credentials value) for
+ *          CREDENTIALS_HOLD_MS, so a login that checked the old password cannot
+ *          write that token again; ending the token keeps the marker.
  * index    random only: `<prefix>user:<lowercased username>`, a set of the user's
  *          token hashes. Its lifetime is kept at least that of its longest-lived
  *          session, members of ended sessions are removed by whoever ends them, and
  *          those of expired ones by the next login or listing, so it never outlives
  *          the user's last session. md5 has no index: one password gives one token.
+ * credentials `<prefix>credentials:<lowercased username>`, both schemes: a random
+ *          value that a password change replaces, for CREDENTIALS_HOLD_MS. A login
+ *          reads it before it reads the password hash and again after it has
+ *          written and indexed its session: a different value means the password
+ *          changed in between, and the login ends its own session and fails.
  *
  * Redis Cluster. The braces of the metadata key are a hash tag naming the whole
  * session key, so a session and its metadata always share one slot and one script
@@ -24,12 +34,22 @@ import { sha256Hex, type TokenScheme } from './token.js';
  * the old backend and with guards already deployed, so a key prefix must not
  * contain braces). The index lives in its user's own slot: no script touches it
  * together with a session, and writes that span both are single-slot steps in an
- * order that keeps the index a superset of the user's live sessions.
+ * order that keeps the index a superset of the user's live sessions. The credentials
+ * key needs no shared slot either: a login indexes its session before it reads the
+ * key again, and a password change replaces the key before it reads the index, so
+ * one of the two always sees the other (session-store.ts).
  *
  * None of these shapes can be a key of the judging queue (`bull:*`).
  */
 const DEFAULT_RANDOM_PREFIX = 'session:';
 const USER_INDEX_INFIX = 'user:';
+const CREDENTIALS_INFIX = 'credentials:';
+
+/**
+ * How long a password change's credentials value lives, and so the longest a login
+ * may take from its first read of it to its second: a slower login fails.
+ */
+export const CREDENTIALS_HOLD_MS = 60_000;
 
 /** The longest a session lives after its login, however it is used (SESSION_MAX_AGE). */
 const DEFAULT_MAX_AGE_SECONDS = 604_800;
@@ -47,6 +67,14 @@ export function maxAgeMs(maxAgeSeconds = DEFAULT_MAX_AGE_SECONDS): number {
     throw new TypeError(`session-guard: maxAgeSeconds must be at most ${LONGEST_MAX_AGE_SECONDS}`);
   }
   return maxAgeSeconds * 1000;
+}
+
+/** SESSION_MAX_PER_USER: a TypeError for anything but a positive integer. Default 100. */
+export function perUserCap(maxPerUser = 100): number {
+  if (!(Number.isInteger(maxPerUser) && maxPerUser > 0)) {
+    throw new TypeError('session-guard: maxPerUser must be a positive integer');
+  }
+  return maxPerUser;
 }
 
 /** lastSeenAt is written at most once per session in this time (SESSION_TOUCH_SECONDS). */
@@ -87,5 +115,10 @@ export class SessionKeys {
   /** The user's index (random only). */
   index(username: string): string {
     return `${this.prefix}${USER_INDEX_INFIX}${username.toLowerCase()}`;
+  }
+
+  /** The value a password change replaces (both schemes). */
+  credentials(username: string): string {
+    return `${this.prefix}${CREDENTIALS_INFIX}${username.toLowerCase()}`;
   }
 }

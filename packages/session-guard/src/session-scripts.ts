@@ -26,33 +26,43 @@ class Script {
 
 /**
  * A login: the session with its lifetime, and fresh metadata with the same one.
- * ARGV: username, lifetime, id, now, ip[, userAgent].
+ * ARGV: username, lifetime, id, now, endsAt, stamp, ip[, userAgent]. Refused
+ * (0, nothing written) when a password change retired this token (RETIRE)
+ * after the login's stamp was taken; stamp `-` skips that check.
  */
 export const OPEN = new Script(`
+local retired = redis.call('HGET', KEYS[2], 'retired')
+if retired and ARGV[6] ~= '-' and retired ~= ARGV[6] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[2], 'id', ARGV[3], 'createdAt', ARGV[4], 'lastSeenAt', ARGV[4], 'ip', ARGV[5])
-if ARGV[6] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[6]) end
+redis.call('HSET', KEYS[2], 'id', ARGV[3], 'createdAt', ARGV[4], 'lastSeenAt', ARGV[4], 'endsAt', ARGV[5], 'ip', ARGV[7])
+if ARGV[8] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[8]) end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1`);
 
 /*
- * The guard's check. ARGV: now, touch interval, renewal (0: not sliding), max age.
- * Nothing is written for a session that is gone, so a use racing with its end
- * cannot bring it back. lastSeenAt is written at most once per touch interval.
- * A sliding renewal never reaches past createdAt + max age; a session already
- * there ends. Returns false (no session) or {username, index lifetime (sliding:
- * what the user's index must live at least; else 0), 1 when the metadata is
- * missing, lastSeenAt as it now stands (0 when missing)}.
+ * The guard's check. ARGV: now, touch interval, renewal (0: not sliding), the
+ * guard's own max age. Nothing is written for a session that is gone, so a use
+ * racing with its end cannot bring it back. lastSeenAt is written at most once
+ * per touch interval. A session past the end its login stored (endsAt) ends
+ * here. A sliding renewal never reaches past that end, nor past createdAt + the
+ * guard's own max age (a guard may only shorten a session). A session whose
+ * metadata lacks createdAt or endsAt has no known end: it is not renewed, and
+ * the caller has DESCRIBE fill in what is missing. Returns false (no session)
+ * or {username, index lifetime (sliding: what the user's index must live at
+ * least; else 0), 1 when details are missing, lastSeenAt as it now stands (0
+ * when missing)}.
  */
 export const CHECK = new Script(`
 local username = redis.call('GET', KEYS[1])
 if not username then return false end
 local now, touch, renew = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local meta = redis.call('HMGET', KEYS[2], 'createdAt', 'lastSeenAt')
-if not meta[1] then
-  if renew > 0 then redis.call('PEXPIRE', KEYS[1], renew) end
-  return {username, renew, 1, 0}
+local meta = redis.call('HMGET', KEYS[2], 'createdAt', 'lastSeenAt', 'endsAt')
+if not (meta[1] and meta[3]) then return {username, 0, 1, 0} end
+local ends = tonumber(meta[3])
+if ends <= now then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return false
 end
 local seen = tonumber(meta[2] or 0)
 local touched = now - seen >= touch
@@ -68,7 +78,7 @@ if renew == 0 then
   end
   return {username, 0, 0, seen}
 end
-local life = math.min(renew, tonumber(meta[1]) + tonumber(ARGV[4]) - now)
+local life = math.min(renew, ends - now, tonumber(meta[1]) + tonumber(ARGV[4]) - now)
 if life < 1 then
   redis.call('DEL', KEYS[1], KEYS[2])
   return false
@@ -79,9 +89,13 @@ return {username, life, 0, seen}`);
 
 /*
  * A live session as a list shows it: {username, ms left, id, createdAt,
- * lastSeenAt, ip, userAgent}, or false. A session without metadata (written by
- * the old backend or before sessions had any) gets it now, from ARGV: id, now,
- * max age (the lifetime of a session key found without one), ip[, userAgent].
+ * lastSeenAt, ip, userAgent}, or false. Details a session lacks (all of them
+ * for one the old backend wrote or one from before metadata; endsAt for one
+ * from before sessions stored their end) are filled in, never overwritten: a
+ * createdAt once written stays, one never written is now (first seen), and a
+ * missing end is where the session now ends, so no renewal takes it further.
+ * ARGV: id, now, max age (the lifetime of a session key found without one),
+ * ip[, userAgent].
  */
 export const DESCRIBE = new Script(`
 local username = redis.call('GET', KEYS[1])
@@ -91,25 +105,41 @@ if left < 0 then
   left = tonumber(ARGV[3])
   redis.call('PEXPIRE', KEYS[1], left)
 end
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  redis.call('HSET', KEYS[2], 'id', ARGV[1], 'createdAt', ARGV[2], 'lastSeenAt', ARGV[2], 'ip', ARGV[4])
-  if ARGV[5] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[5]) end
-  redis.call('PEXPIRE', KEYS[2], left)
-end
+local fresh = redis.call('EXISTS', KEYS[2]) == 0
+redis.call('HSETNX', KEYS[2], 'id', ARGV[1])
+redis.call('HSETNX', KEYS[2], 'createdAt', ARGV[2])
+redis.call('HSETNX', KEYS[2], 'lastSeenAt', redis.call('HGET', KEYS[2], 'createdAt'))
+redis.call('HSETNX', KEYS[2], 'endsAt', tonumber(ARGV[2]) + left)
+redis.call('HSETNX', KEYS[2], 'ip', ARGV[4])
+if fresh and ARGV[5] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[5]) end
+if redis.call('PTTL', KEYS[2]) < 0 then redis.call('PEXPIRE', KEYS[2], left) end
 local meta = redis.call('HMGET', KEYS[2], 'id', 'createdAt', 'lastSeenAt', 'ip', 'userAgent')
 return {username, left, meta[1], meta[2], meta[3], meta[4], meta[5]}`);
 
-/** Ends a session: 1 when it was live, else 0. */
+/** Ends a session: 1 when it was live, else 0. A retired token's marker stays. */
 export const END = new Script(`
 local live = redis.call('DEL', KEYS[1])
-redis.call('DEL', KEYS[2])
+if redis.call('HEXISTS', KEYS[2], 'retired') == 0 then redis.call('DEL', KEYS[2]) end
 return live`);
 
-/** Adds ARGV[2] to the index and makes the index live at least ARGV[1] ms. */
+/**
+ * md5, after a password change: ends the old password's token and, for as long
+ * as ARGV[2] ms, refuses it to every login whose stamp is not ARGV[1] (OPEN).
+ */
+export const RETIRE = new Script(`
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('HSET', KEYS[2], 'retired', ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1`);
+
+/**
+ * Adds ARGV[2] to the index and makes the index live at least ARGV[1] ms;
+ * returns how many entries the index now holds.
+ */
 export const INDEX_ADD = new Script(`
 redis.call('SADD', KEYS[1], ARGV[2])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return 1`);
+return redis.call('SCARD', KEYS[1])`);
 
 /** Makes an existing key live at least ARGV[1] ms; never shortens, never creates. */
 export const EXTEND = new Script(`

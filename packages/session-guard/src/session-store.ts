@@ -1,8 +1,16 @@
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import { maxAgeMs, SessionKeys } from './session-keys.js';
+import {
+  type CredentialStamp,
+  readStamp,
+  replaceCredentials,
+  stampArg,
+  stampHolds,
+} from './credentials.js';
+import { maxAgeMs, perUserCap, SessionKeys } from './session-keys.js';
 import { newSessionId, type OriginRequest, originArgs } from './session-origin.js';
-import { CHECK, DESCRIBE, END, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
+import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
 import type { TokenScheme } from './token.js';
+import { endLeastRecentlyUsed, endSessions } from './user-index.js';
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
 type SessionRedis = Redis | Cluster;
@@ -14,6 +22,8 @@ export interface SessionStoreOptions {
   keyPrefix?: string;
   /** SESSION_MAX_AGE: no session lives longer after its login. Default 604800 (7 days). */
   maxAgeSeconds?: number;
+  /** SESSION_MAX_PER_USER: beyond it a login ends the least recently used. Default 100. */
+  maxPerUser?: number;
 }
 
 export interface LiveSession {
@@ -53,39 +63,68 @@ export class SessionStore {
   private readonly redis: SessionRedis;
   private readonly keys: SessionKeys;
   private readonly maxAgeMs: number;
+  private readonly maxPerUser: number;
   /** lastSeenAt of the sessions this store's checks saw, by token id. */
   private readonly lastSeen = new Map<string, number>();
 
-  constructor({ redis, scheme = 'random', keyPrefix, maxAgeSeconds }: SessionStoreOptions) {
+  constructor(options: SessionStoreOptions) {
+    const { redis, scheme = 'random', keyPrefix, maxAgeSeconds } = options;
     this.redis = redis;
     this.scheme = scheme;
     this.keys = new SessionKeys(scheme, keyPrefix);
     this.maxAgeMs = maxAgeMs(maxAgeSeconds);
+    this.maxPerUser = perUserCap(options.maxPerUser);
+  }
+
+  /** A login's first step, before it reads the password hash (credentials.ts). */
+  stamp(username: string): Promise<CredentialStamp> {
+    return readStamp(this.redis, this.keys, username);
   }
 
   /**
-   * Writes a new session (in md5, anew over the one of the same token) and
-   * returns its lifetime in seconds: `ttlSeconds`, or the max age when shorter.
-   * `request` is the login's: its address and User-Agent are kept.
+   * A password change's first step, after the new hash is stored and before it ends
+   * the sessions: logins that read the old hash fail. md5: `oldToken` is retired.
+   */
+  changeCredentials(username: string, oldToken?: string): Promise<void> {
+    return replaceCredentials(this.redis, this.keys, username, oldToken);
+  }
+
+  /**
+   * Writes a new session (in md5, anew over the one of the same token) and returns
+   * its lifetime in seconds: `ttlSeconds`, or the max age when shorter. With the
+   * login's `stamp`: null, and no session, when the password changed since it.
    */
   async create(
     token: string,
     username: string,
     ttlSeconds: number,
     request?: OriginRequest,
-  ): Promise<number> {
+    stamp?: CredentialStamp,
+  ): Promise<number | null> {
     const lifetimeMs = Math.min(ttlSeconds * 1000, this.maxAgeMs);
     const tokenId = this.keys.tokenId(token);
-    const args = [username, lifetimeMs, newSessionId(), Date.now(), ...originArgs(request)];
-    // The session first, then the index: an "end all" that runs in between either
-    // sees the hash in the index or leaves it there for the next one, so the index
-    // never misses a live session for longer than this call.
-    await OPEN.run(this.redis, this.keys.ofTokenId(tokenId), args);
-    if (this.scheme === 'random') {
-      const index = this.keys.index(username);
-      await INDEX_ADD.run(this.redis, [index], [lifetimeMs, tokenId]);
-      await this.pruneIndex(index);
+    const now = Date.now();
+    const endsAt = now + this.maxAgeMs;
+    const args = [username, lifetimeMs, newSessionId(), now, endsAt, stampArg(stamp)];
+    // The session, then the index: an "end all" in between sees the hash in the index
+    // or leaves it for the next one; the index never misses a live session for longer.
+    const pair = this.keys.ofTokenId(tokenId);
+    if ((await OPEN.run(this.redis, pair, [...args, ...originArgs(request)])) === 0) return null;
+    const index = this.keys.index(username);
+    const indexed =
+      this.scheme === 'random'
+        ? ((await INDEX_ADD.run(this.redis, [index], [lifetimeMs, tokenId])) as number)
+        : 0;
+    // Indexed, then checked: a password change replaces the credentials value before
+    // it reads the index, so either it ends this session or this check sees it.
+    if (stamp && !(await stampHolds(this.redis, this.keys, username, stamp))) {
+      await endSessions(this.redis, this.keys, username, [tokenId]);
+      return null;
     }
+    const cap = { maxPerUser: this.maxPerUser, maxAgeMs: this.maxAgeMs };
+    if (indexed > cap.maxPerUser) {
+      await endLeastRecentlyUsed(this.redis, this.keys, username, tokenId, cap);
+    } else if (this.scheme === 'random') await this.pruneIndex(index);
     return lifetimeMs / 1000;
   }
 
@@ -145,18 +184,10 @@ export class SessionStore {
 
   /** Ends one session (a logout). */
   async revoke(token: string, username: string): Promise<void> {
-    const tokenId = this.keys.tokenId(token);
-    await END.run(this.redis, this.keys.ofTokenId(tokenId), []);
-    if (this.scheme === 'random') await this.redis.srem(this.keys.index(username), tokenId);
+    await endSessions(this.redis, this.keys, username, [this.keys.tokenId(token)]);
   }
 
-  /**
-   * Drops from the index hashes whose sessions have expired, looking at a random
-   * handful of them: a login costs the same however many sessions its user holds
-   * (reading them all made each login of a user with thousands of sessions send
-   * thousands of commands). Each login adds one hash and looks at up to
-   * PRUNE_SAMPLE, so expired ones cannot pile up; a listing reads them all anyway.
-   */
+  /** Drops expired sessions' hashes from a random handful of the index: a login costs the same. */
   private async pruneIndex(index: string): Promise<void> {
     const tokenIds = await this.redis.srandmember(index, PRUNE_SAMPLE);
     const live = await Promise.all(

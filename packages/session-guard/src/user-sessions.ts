@@ -1,8 +1,7 @@
 import { maxAgeMs, SessionKeys } from './session-keys.js';
-import { newSessionId, originArgs } from './session-origin.js';
-import { DESCRIBE, END } from './session-scripts.js';
 import type { SessionStoreOptions } from './session-store.js';
 import { fromStore } from './store-error.js';
+import { describeSessions, endSessions } from './user-index.js';
 
 /** A live session as its owner sees it; times are ISO 8601 UTC. */
 export interface SessionInfo {
@@ -37,17 +36,13 @@ export interface UserSessions {
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{16,64}$/;
-// Sessions ended per round of requests; each END names one session's slot.
-const END_BATCH = 100;
-
-type Described = [string, number, string, string, string, string, string | null] | null;
 
 interface Found {
   tokenId: string;
   info: SessionInfo;
 }
 
-const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export function createUserSessions(options: SessionStoreOptions): UserSessions {
   const { redis, scheme = 'random', keyPrefix } = options;
@@ -64,51 +59,34 @@ export function createUserSessions(options: SessionStoreOptions): UserSessions {
   /** The live sessions, and the index rid of the expired ones. */
   async function live(username: string, currentToken: string): Promise<Found[]> {
     const currentId = keys.tokenId(currentToken);
-    const tokenIds = await tokenIdsOf(username, currentId);
     const now = Date.now();
-    const replies = (await Promise.all(
-      tokenIds.map((tokenId) =>
-        DESCRIBE.run(redis, keys.ofTokenId(tokenId), [
-          newSessionId(),
-          now,
-          maxAge,
-          ...originArgs(),
-        ]),
-      ),
-    )) as Described[];
-    const found: Found[] = [];
-    const expired: string[] = [];
-    replies.forEach((reply, i) => {
-      const tokenId = tokenIds[i] as string;
-      if (reply === null) expired.push(tokenId);
-      else if (reply[0].toLowerCase() === username.toLowerCase()) {
-        const [, left, id, createdAt, lastSeenAt, ip, userAgent] = reply;
-        const current = tokenId === currentId;
-        const expiresAt = iso(now + left);
-        const info = { id, current, createdAt: iso(createdAt), lastSeenAt: iso(lastSeenAt) };
-        found.push({ tokenId, info: { ...info, expiresAt, userAgent, ip } });
-      }
-    });
-    if (scheme === 'random' && expired.length > 0) {
-      await redis.srem(keys.index(username), ...expired);
+    const described = await describeSessions(
+      redis,
+      keys,
+      await tokenIdsOf(username, currentId),
+      maxAge,
+    );
+    if (scheme === 'random' && described.gone.length > 0) {
+      await redis.srem(keys.index(username), ...described.gone);
     }
-    return found;
+    return described.live
+      .filter((session) => session.username.toLowerCase() === username.toLowerCase())
+      .map(({ tokenId, leftMs, id, createdAt, lastSeenAt, ip, userAgent }) => ({
+        tokenId,
+        info: {
+          id,
+          current: tokenId === currentId,
+          createdAt: iso(createdAt),
+          lastSeenAt: iso(lastSeenAt),
+          expiresAt: iso(now + leftMs),
+          userAgent,
+          ip,
+        },
+      }));
   }
 
-  /** Ends these sessions and drops them from the index; resolves how many were live. */
-  async function endSessions(username: string, tokenIds: string[]): Promise<number> {
-    let ended = 0;
-    for (let start = 0; start < tokenIds.length; start += END_BATCH) {
-      const batch = tokenIds.slice(start, start + END_BATCH);
-      const live = await Promise.all(
-        batch.map((tokenId) => END.run(redis, keys.ofTokenId(tokenId), [])),
-      );
-      ended += live.filter((reply) => reply === 1).length;
-      // Only the hashes read and ended: a session written meanwhile stays indexed.
-      if (scheme === 'random') await redis.srem(keys.index(username), ...batch);
-    }
-    return ended;
-  }
+  const endSessionsOf = (username: string, tokenIds: string[]) =>
+    endSessions(redis, keys, username, tokenIds);
 
   async function list(username: string, currentToken: string): Promise<SessionInfo[]> {
     return (await live(username, currentToken))
@@ -119,17 +97,17 @@ export function createUserSessions(options: SessionStoreOptions): UserSessions {
   async function end(username: string, currentToken: string, id: string): Promise<boolean> {
     if (!SESSION_ID.test(id)) return false;
     const target = (await live(username, currentToken)).find(({ info }) => info.id === id);
-    return target !== undefined && (await endSessions(username, [target.tokenId])) === 1;
+    return target !== undefined && (await endSessionsOf(username, [target.tokenId])) === 1;
   }
 
   async function endOthers(username: string, currentToken: string): Promise<number> {
     const currentId = keys.tokenId(currentToken);
     const others = (await tokenIdsOf(username, currentId)).filter((id) => id !== currentId);
-    return endSessions(username, others);
+    return endSessionsOf(username, others);
   }
 
   async function endAll(username: string, currentToken: string): Promise<number> {
-    return endSessions(username, await tokenIdsOf(username, keys.tokenId(currentToken)));
+    return endSessionsOf(username, await tokenIdsOf(username, keys.tokenId(currentToken)));
   }
 
   return {

@@ -44,6 +44,8 @@ describe.each(SCHEMES)('SessionStore (scheme %s)', (scheme) => {
       id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       createdAt: expect.stringMatching(/^\d+$/),
       lastSeenAt: metadata.createdAt,
+      // The absolute end: SESSION_MAX_AGE (default 7 days) after the login, whatever the TTL.
+      endsAt: String(Number(metadata.createdAt) + 604_800_000),
       ip: '203.0.113.7',
       userAgent: 'Firefox/136.0',
     });

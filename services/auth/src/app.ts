@@ -34,6 +34,8 @@ interface AppDeps {
   metrics?: Metrics;
   /** Serve GET /metrics here (false when METRICS_PORT gives it its own listener). */
   metricsRoute?: boolean;
+  /** What start-up found amiss in Redis (an evicting maxmemory-policy), shown by /readyz. */
+  redisWarnings?: string[];
 }
 
 const MD5_WARNING =
@@ -51,7 +53,7 @@ export function createApp(deps: AppDeps): Express {
   const users = userRepository(db);
   const { tokenScheme: scheme, keyPrefix, maxAgeSeconds } = settings;
   const layout = { redis, scheme, keyPrefix, maxAgeSeconds };
-  const sessions = sessionRepository(layout);
+  const sessions = sessionRepository({ ...layout, maxPerUser: settings.maxPerUser });
   const limiter = loginLimiter(redis, {
     maxFailures: settings.loginMaxFailures,
     windowSeconds: settings.loginWindowSeconds,
@@ -65,7 +67,9 @@ export function createApp(deps: AppDeps): Express {
   const app = createBaseApp({ logger, metrics, metricsRoute });
   app.set('trust proxy', settings.trustProxy);
   const checks = { redis: () => redis.ping(), mysql: () => db.select('SELECT 1') };
-  app.use(healthRouter(checks, { envelope: messageBody, notReady: STORE_UNAVAILABLE_MESSAGE }));
+  const notReady = STORE_UNAVAILABLE_MESSAGE;
+  const warnings = deps.redisWarnings;
+  app.use(healthRouter(checks, { envelope: messageBody, notReady, warnings }));
   const onLogin = observe?.login;
   app.use(userRouter({ users, sessions, limiter, settings, onLogin }, routerDeps));
   app.use(sessionRouter(sessions, routerDeps));

@@ -65,6 +65,7 @@ export const configSchema = z
       .optional(),
     SESSION_TOUCH_SECONDS: intVar(60, 1),
     SESSION_MAX_AGE: intVar(604_800, 1, LONGEST_MAX_AGE_SECONDS),
+    SESSION_MAX_PER_USER: intVar(100, 1, 10_000),
     PASSWORD_REHASH: boolVar(true),
     LOGIN_MAX_FAILURES: intVar(5, 1, 10_000),
     LOGIN_WINDOW_SECONDS: intVar(900, 1),
@@ -88,6 +89,8 @@ export interface AuthSettings {
   touchSeconds: number;
   /** No session lives longer after its login, however it is used. */
   maxAgeSeconds: number;
+  /** A login beyond this many live sessions of its user ends the least recently used. */
+  maxPerUser: number;
   /** Undefined: the scheme's default layout. */
   keyPrefix?: string;
   passwordRehash: boolean;
@@ -108,6 +111,7 @@ export function authSettingsFrom(config: AuthConfig): AuthSettings {
     sliding: config.TOKEN_SLIDING,
     touchSeconds: config.SESSION_TOUCH_SECONDS,
     maxAgeSeconds: config.SESSION_MAX_AGE,
+    maxPerUser: config.SESSION_MAX_PER_USER,
     keyPrefix: config.SESSION_KEY_PREFIX,
     passwordRehash: config.PASSWORD_REHASH,
     loginMaxFailures: config.LOGIN_MAX_FAILURES,

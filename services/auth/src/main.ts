@@ -16,11 +16,13 @@ import { createApp } from './app.js';
 import { authSettingsFrom, loadAuthConfig } from './config.js';
 import { messageBody } from './http/envelope.js';
 import { migrationsDir } from './migrations-dir.js';
+import { evictionWarnings } from './redis-eviction.js';
 
 await runService('auth', async () => {
   const config = loadAuthConfig();
   const logger = createLogger({ name: 'auth', level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const redis = await connectRedis(redisSettingsFrom(config), logger);
+  const redisWarnings = await evictionWarnings(redis, logger);
   const pool = await createMysqlPool(mysqlSettingsFrom(config));
   await migrate(pool, migrationsDir, logger);
 
@@ -33,6 +35,7 @@ await runService('auth', async () => {
     metricsRoute: config.METRICS_PORT === 0,
     bodyLimitKb: config.BODY_LIMIT_KB,
     settings: authSettingsFrom(config),
+    redisWarnings,
   });
   const { server, closeMetrics, urls } = await serve(app, config, {
     logger,

@@ -65,8 +65,8 @@ describe.each(SCHEMES)('session keys beside the judging queue (TOKEN_SCHEME=%s)'
     expect(own.length).toBeGreaterThan(0);
     const layout =
       scheme === 'md5'
-        ? /^([0-9a-f]{32}|\{[0-9a-f]{32}\}:meta|auth:login-failures:[^:]+:.+)$/
-        : /^(session:[0-9a-f]{64}|\{session:[0-9a-f]{64}\}:meta|session:user:.+|auth:login-failures:[^:]+:.+)$/;
+        ? /^([0-9a-f]{32}|\{[0-9a-f]{32}\}:meta|credentials:.+|auth:login-failures:[^:]+:.+)$/
+        : /^(session:[0-9a-f]{64}|\{session:[0-9a-f]{64}\}:meta|session:user:.+|session:credentials:.+|auth:login-failures:[^:]+:.+)$/;
     for (const key of own) expect(key).toMatch(layout);
   });
 

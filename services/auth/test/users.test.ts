@@ -786,7 +786,7 @@ describe('POST /api/user/change-password', () => {
       const keys = await allKeys(stores.redis);
       // Both schemes' tests share the file's Redis.
       const layout =
-        /^(session:[0-9a-f]{64}|session:user:.+|[0-9a-f]{32}|\{(session:[0-9a-f]{64}|[0-9a-f]{32})\}:meta|auth:login-failures:.+)$/;
+        /^(session:[0-9a-f]{64}|session:user:.+|(session:)?credentials:.+|[0-9a-f]{32}|\{(session:[0-9a-f]{64}|[0-9a-f]{32})\}:meta|auth:login-failures:.+)$/;
       for (const key of keys) expect(key).toMatch(layout);
     });
   });

@@ -4,7 +4,13 @@ import { z } from 'zod';
 import { envelope, success } from './responses.docs.js';
 
 const state = z.enum(['up', 'down']);
-const stores = (redis: z.ZodType, mysql: z.ZodType) => z.strictObject({ redis, mysql });
+const warnings = z
+  .array(z.string())
+  .optional()
+  .describe(
+    "Present when start-up found Redis's maxmemory-policy other than noeviction: why that endangers sessions.",
+  );
+const stores = (redis: z.ZodType, mysql: z.ZodType) => z.strictObject({ redis, mysql, warnings });
 
 export const healthDocs: OperationDoc[] = [
   {

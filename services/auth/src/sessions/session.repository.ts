@@ -1,5 +1,6 @@
 import { fromRedis } from '@svc/common';
 import {
+  type CredentialStamp,
   createUserSessions,
   type OriginRequest,
   SessionStore,
@@ -16,9 +17,19 @@ export function sessionRepository(layout: SessionStoreOptions) {
   const userSessions = createUserSessions(layout);
   return {
     scheme: store.scheme,
-    /** Resolves the session's lifetime in seconds; it keeps the login's address and User-Agent. */
-    create: (token: string, username: string, ttlSeconds: number, login: OriginRequest) =>
-      fromRedis(store.create(token, username, ttlSeconds, login)),
+    /** Before a login reads the password hash: what `create` checks the password against. */
+    stamp: (username: string) => fromRedis(store.stamp(username)),
+    /**
+     * Resolves the session's lifetime in seconds (it keeps the login's address and
+     * User-Agent), or null when the password changed since the login's stamp.
+     */
+    create: (
+      token: string,
+      username: string,
+      ttlSeconds: number,
+      login: OriginRequest,
+      stamp: CredentialStamp,
+    ) => fromRedis(store.create(token, username, ttlSeconds, login, stamp)),
     find: (token: string) => fromRedis(store.find(token)),
     revoke: (token: string, username: string) => fromRedis(store.revoke(token, username)),
     list: (username: string, token: string) => fromRedis(userSessions.list(username, token)),
@@ -26,7 +37,15 @@ export function sessionRepository(layout: SessionStoreOptions) {
       fromRedis(userSessions.end(username, token, id)),
     endOthers: (username: string, token: string) =>
       fromRedis(userSessions.endOthers(username, token)),
-    /** Every session of the user; in md5 the current token's, the one a user has. */
+    /**
+     * After a password change: fails every login that read the old hash (in md5
+     * also retires `oldToken`, the old password's), then ends every session of
+     * the user (in md5 the current token's, the one a user has).
+     */
+    endAllForNewPassword: async (username: string, token: string, oldToken?: string) => {
+      await fromRedis(store.changeCredentials(username, oldToken));
+      return fromRedis(userSessions.endAll(username, token));
+    },
     endAll: (username: string, token: string) => fromRedis(userSessions.endAll(username, token)),
   };
 }

@@ -105,6 +105,8 @@ export function userHandlers({
 
   const login: RequestHandler = async (req, res) => {
     const { username, password } = parseBody(loginBody, req.body);
+    // Before the hash is read: a password change from here on fails this login.
+    const stamp = await sessions.stamp(username);
     const user = await users.findByUsername(username);
     const verdict = await limitedCheck(req, res, username, () =>
       user
@@ -121,7 +123,12 @@ export function userHandlers({
 
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
-    const expiresIn = await sessions.create(token, user.username, settings.tokenTtl, req);
+    const expiresIn = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
+    if (expiresIn === null) {
+      // The password changed while this login checked the old one.
+      onLogin?.('failure');
+      throw new AppError(401, WRONG_CREDENTIALS);
+    }
     onLogin?.('success');
     res.json(messageBody(200, LOGGED_IN, { token, expiresIn }));
   };
@@ -170,7 +177,9 @@ export function userHandlers({
     if (!verdict.ok) throw new AppError(400, WRONG_OLD_PASSWORD);
 
     await users.updatePassword(user.id, await hashPassword(newPassword));
-    await sessions.endAll(user.username, token);
+    // md5: the old password's token, which a racing login would write again.
+    const oldToken = sessions.scheme === 'md5' ? md5Token(user.username, oldPassword) : undefined;
+    await sessions.endAllForNewPassword(user.username, token, oldToken);
     res.json(messageBody(200, PASSWORD_CHANGED));
   };
 

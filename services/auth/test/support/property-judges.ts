@@ -262,6 +262,10 @@ export const judges = {
           }
           if (model.scheme === 'random')
             rules.set(model.indexKey(account.username), { absent: true });
+          rules.set(model.credentialsKey(account.username), { present: true });
+          // md5: the old password's token is retired, a marker in its metadata key.
+          if (model.scheme === 'md5')
+            rules.set(model.metadataKey(md5(account.username + oldPassword)), { present: true });
           return rules;
         },
         apply: () => {
