@@ -31,13 +31,15 @@ const username = z.string().describe('The stored spelling of the username.');
 /** The login limiter's lock; `Retry-After` says for how long. */
 const locked: ResponseDoc = {
   ...failure(
-    'Too many failed attempts for this username from this client address: locked, even for the right password.',
+    'Too many failed attempts: for this username from this client address, for this username from ' +
+      'every address (ACCOUNT_MAX_FAILURES, logins without a device token of its user), or with this ' +
+      'device token. Locked, even for the right password; the same answer whether the username exists or not.',
     429,
     TOO_MANY_FAILURES,
   ),
   headers: {
     'Retry-After': {
-      description: 'Seconds until the lock on this username and client address ends.',
+      description: 'Seconds until the lock ends.',
       schema: z.int().positive(),
     },
   },
@@ -62,6 +64,27 @@ const issuedToken = z.strictObject({
     .regex(/^[0-9a-f]{32}(?:[0-9a-f]{32})?$/)
     .describe('64 hex characters (TOKEN_SCHEME=random) or 32 (TOKEN_SCHEME=md5).'),
   expiresIn: z.int().positive().describe('The session lifetime in seconds (TOKEN_TTL).'),
+  deviceToken: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{50}$/)
+    .describe(
+      'Names this user and this device, signed by the service: send it back as `X-Device-Token` ' +
+        'on later logins. The one sent when it was valid, else a new one.',
+    ),
+});
+
+const DEVICE_TOKEN = 'AQAAAAFkZXZpY2Utb2YtYWxpY2UhkHwIAK_kyxJDu32n0VolRA';
+
+/** The login's optional header. */
+const deviceTokenHeader = z.object({
+  'X-Device-Token': z
+    .string()
+    .optional()
+    .describe(
+      'The `deviceToken` of an earlier login of this user on this device. With a valid one the ' +
+        "login counts against this device alone and is let in while the username's budget across " +
+        'addresses is spent; a forged, altered or other user’s token counts as none.',
+    ),
 });
 
 const TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
@@ -90,12 +113,13 @@ export const userDocs: OperationDoc[] = [
     path: '/api/user/login',
     summary: 'Log in and get a session token',
     tags: ['user'],
+    headers: deviceTokenHeader,
     body: loginBody,
     bodyExample: { username: 'alice', password: 'correct-horse' },
     responses: {
       200: success('A new session; send its token as `Authorization: Bearer <token>`.', LOGGED_IN, {
         schema: issuedToken,
-        example: { token: TOKEN, expiresIn: 3600 },
+        example: { token: TOKEN, expiresIn: 3600, deviceToken: DEVICE_TOKEN },
       }),
       400: invalidBody(loginBody, [{ username: 'alice' }]),
       401: failure('Unknown username or wrong password.', 401, WRONG_CREDENTIALS),
