@@ -103,13 +103,11 @@ export function userHandlers({
     return { verdict, lockStarted };
   }
 
-  /** A failed check of a user that exists, and the lock it may have started. */
+  /** A failed check of a user that exists, then the lock it may have started. */
   async function logFailure(req: Request, user: UserRow | undefined, lockStarted: boolean) {
     if (!user) return;
-    await Promise.all([
-      securityLog.ofUser(req, user.id, { type: 'login_failed' }),
-      lockStarted && securityLog.ofUser(req, user.id, { type: 'locked' }),
-    ]);
+    await securityLog.ofUser(req, user.id, { type: 'login_failed' });
+    if (lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
   }
 
   async function rehash(req: Request, user: UserRow, password: string): Promise<void> {
