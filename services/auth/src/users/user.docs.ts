@@ -13,6 +13,7 @@ import {
   TOKEN_REQUIRED,
 } from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
+import { DEVICE_TOKEN, deviceTokenField, deviceTokenHeader } from './device-token.docs.js';
 import {
   LOGGED_IN,
   LOGGED_OUT,
@@ -64,27 +65,7 @@ const issuedToken = z.strictObject({
     .regex(/^[0-9a-f]{32}(?:[0-9a-f]{32})?$/)
     .describe('64 hex characters (TOKEN_SCHEME=random) or 32 (TOKEN_SCHEME=md5).'),
   expiresIn: z.int().positive().describe('The session lifetime in seconds (TOKEN_TTL).'),
-  deviceToken: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{50}$/)
-    .describe(
-      'Names this user and this device, signed by the service: send it back as `X-Device-Token` ' +
-        'on later logins. The one sent when it was valid, else a new one.',
-    ),
-});
-
-const DEVICE_TOKEN = 'AQAAAAFkZXZpY2Utb2YtYWxpY2UhkHwIAK_kyxJDu32n0VolRA';
-
-/** The login's optional header. */
-const deviceTokenHeader = z.object({
-  'X-Device-Token': z
-    .string()
-    .optional()
-    .describe(
-      'The `deviceToken` of an earlier login of this user on this device. With a valid one the ' +
-        "login counts against this device alone and is let in while the username's budget across " +
-        'addresses is spent; a forged, altered or other user’s token counts as none.',
-    ),
+  deviceToken: deviceTokenField,
 });
 
 const TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';

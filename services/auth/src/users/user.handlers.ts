@@ -6,7 +6,7 @@ import {
   randomToken,
   readToken,
 } from '@svc/session-guard';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { clientAddress } from '../http/client-address.js';
@@ -18,14 +18,14 @@ import type { SecurityLog } from '../security/security-log.js';
 import type { SessionRepository } from '../sessions/session.repository.js';
 import { sessionOf } from '../sessions/session-guard.js';
 import { deviceOf, newDeviceToken } from './device-token.js';
-import type { Counted, LoginLimiter, Slot } from './login-limiter.js';
+import { limitedChecks } from './limited-check.js';
+import type { Counted, LoginLimiter } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
 import {
   LOGGED_IN,
   LOGGED_OUT,
   PASSWORD_CHANGED,
   REGISTERED,
-  TOO_MANY_FAILURES,
   USERNAME_TAKEN,
   VERIFIED,
   WRONG_CREDENTIALS,
@@ -66,42 +66,7 @@ export function userHandlers({
   onLogin,
   onPasswordCheck,
 }: UserHandlerDeps): UserHandlers {
-  /** A slot for one password check; a lock answers 429 whatever the password. */
-  async function admit(
-    req: Request,
-    res: Response,
-    username: string,
-    counted: Counted,
-  ): Promise<Slot> {
-    const admission = await limiter.admit(username, counted, () => !req.socket.destroyed);
-    if (admission.outcome === 'admitted') return admission.slot;
-    res.setHeader('Retry-After', String(admission.retryAfter));
-    throw new AppError(429, TOO_MANY_FAILURES);
-  }
-
-  /**
-   * Runs a password check in a limiter slot, and records how it went;
-   * `lockStarted` when this failure locked what it counts against.
-   */
-  async function limitedCheck<T extends { ok: boolean }>(
-    req: Request,
-    res: Response,
-    username: string,
-    counted: Counted,
-    check: () => Promise<T>,
-  ): Promise<{ verdict: T; lockStarted: boolean }> {
-    const slot = await admit(req, res, username, counted);
-    let verdict: T;
-    try {
-      onPasswordCheck?.();
-      verdict = await check();
-    } catch (err) {
-      await limiter.settle(slot, 'abandoned').catch(() => {});
-      throw err;
-    }
-    const lockStarted = await limiter.settle(slot, verdict.ok ? 'succeeded' : 'failed');
-    return { verdict, lockStarted };
-  }
+  const limitedCheck = limitedChecks(limiter, onPasswordCheck);
 
   /** A failed check of a user that exists, then the lock it may have started. */
   async function logFailure(req: Request, user: UserRow | undefined, lockStarted: boolean) {
