@@ -51,7 +51,7 @@ interface LimiterSettings {
 export type Counted = { address: string; account?: boolean } | { deviceId: string };
 
 /** A password check the limiter allowed; settle it with its outcome. */
-export interface Slot {
+interface Slot {
   keys: string[];
   id: string;
 }
