@@ -1,3 +1,4 @@
+import { parse } from 'node:querystring';
 import { expect } from 'vitest';
 import { defaultSettings } from '../../src/config.js';
 import {
@@ -210,6 +211,30 @@ export const judges = {
       const session = refused(sent) ?? guard(model, sent);
       if (isVerdict(session)) return session;
       return { status: 200, message: '获取成功', data: { username: session.owner } };
+    },
+
+  securityEvents:
+    (model: Model): Judge =>
+    (sent) => {
+      const session = refused(sent) ?? guard(model, sent);
+      if (isVerdict(session)) return session;
+      // Express reads the query with node:querystring; no model keeps events, so a page is any list.
+      const { pageSize, cursor } = parse(sent.raw.path.split('?').slice(1).join('?'));
+      const size =
+        typeof pageSize === 'string' && /^\d{1,3}$/.test(pageSize) ? Number(pageSize) : 0;
+      const badSize = pageSize !== undefined && !(size >= 1 && size <= 100);
+      const badText =
+        cursor !== undefined &&
+        !(typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(cursor));
+      if (badSize || badText) {
+        return {
+          status: 400,
+          fields: [...(badSize ? ['pageSize'] : []), ...(badText ? ['cursor'] : [])],
+        };
+      }
+      // No cursor a client makes up is signed by the service.
+      if (cursor !== undefined) return { status: 400, fields: ['cursor'] };
+      return { status: 200, message: '获取成功', data: expect.any(Array) };
     },
 
   logout:
