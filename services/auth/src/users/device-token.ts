@@ -20,17 +20,13 @@ const TOKEN_TEXT = new RegExp(`^[A-Za-z0-9_-]{${Math.ceil((TOKEN_BYTES * 4) / 3)
 const macOf = (secret: Buffer, signed: Buffer) =>
   createHmac('sha256', secret).update(signed).digest().subarray(0, MAC_BYTES);
 
-/** A new device of this user: the token to hand out, and the device's id. */
-export function newDeviceToken(
-  secret: Buffer,
-  userId: number,
-): { token: string; deviceId: string } {
+/** The token of a new device of this user. */
+export function newDeviceToken(secret: Buffer, userId: number): string {
   const signed = Buffer.alloc(SIGNED_BYTES);
   signed.writeUInt8(VERSION, 0);
   signed.writeUInt32BE(userId, 1);
   randomBytes(DEVICE_ID_BYTES).copy(signed, 1 + USER_ID_BYTES);
-  const token = Buffer.concat([signed, macOf(secret, signed)]).toString('base64url');
-  return { token, deviceId: deviceIdOf(signed) };
+  return Buffer.concat([signed, macOf(secret, signed)]).toString('base64url');
 }
 
 /**

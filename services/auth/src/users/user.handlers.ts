@@ -123,8 +123,7 @@ export function userHandlers({
 
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
-    const deviceToken =
-      deviceId && sentDevice ? sentDevice : newDeviceToken(deviceSecret, user.id).token;
+    const deviceToken = deviceId && sentDevice ? sentDevice : newDeviceToken(deviceSecret, user.id);
     const [expiresIn] = await Promise.all([
       sessions.create(token, user.username, settings.tokenTtl, req),
       securityLog.ofUser(req, user.id, { type: 'login', newDevice: !deviceId }),
