@@ -187,7 +187,9 @@ describe('login timing', () => {
       ...mysqlVariables(db.settings),
       REDIS_URL: redis.url,
       LOG_LEVEL: 'warn',
+      // Every login here fails: neither the pair nor the username's budget may lock.
       LOGIN_MAX_FAILURES: '10000',
+      ACCOUNT_MAX_FAILURES: '10000',
     });
     running.push(auth);
     const base = `${auth.url}/api/user`;

@@ -64,6 +64,7 @@ const SECRET_HEADERS = new Set([
   'token',
   'password',
   'x-api-key',
+  'x-device-token',
 ]);
 
 /** The request headers as the line shows them: every one, credentials as `[redacted]`. */

@@ -64,11 +64,12 @@ describe('logging', () => {
       .set('Cookie', 'sid=secret-cookie-value')
       .set('token', 'secret-token-value')
       .set('password', 'secret-password-value')
+      .set('X-Device-Token', 'secret-device-value')
       .set('User-Agent', 'probe/1.0')
       .set('X-Trace', 'trace-1')
       .set('X-Request-Id', 'headers-1');
     const text = logs.text();
-    for (const secret of ['bearer', 'proxy', 'cookie', 'token', 'password']) {
+    for (const secret of ['bearer', 'proxy', 'cookie', 'token', 'password', 'device']) {
       expect(text).not.toContain(`secret-${secret}-value`);
     }
     const completed = logs.entries().find((entry) => entry.msg === 'request completed');
@@ -86,6 +87,7 @@ describe('logging', () => {
           cookie: '[redacted]',
           token: '[redacted]',
           password: '[redacted]',
+          'x-device-token': '[redacted]',
           'user-agent': 'probe/1.0',
           'x-trace': 'trace-1',
         },

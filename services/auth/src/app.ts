@@ -16,6 +16,10 @@ import { messageBody } from './http/envelope.js';
 import { errorHandler, notFound } from './http/errors.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { openApiDocument } from './openapi.js';
+import { secretRepository } from './security/secret.repository.js';
+import { securityEventRepository } from './security/security-event.repository.js';
+import { securityEventRouter } from './security/security-event.router.js';
+import { securityLog } from './security/security-log.js';
 import { sessionRepository } from './sessions/session.repository.js';
 import { sessionRouter } from './sessions/session.router.js';
 import { sessionGuard } from './sessions/session-guard.js';
@@ -38,6 +42,9 @@ interface AppDeps {
   redisWarnings?: string[];
 }
 
+/** Response headers a browser script may read: the request id, a lock's wait, the pages' links. */
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'X-Total-Count', 'X-Next-Cursor', 'Link'];
+
 const MD5_WARNING =
   'TOKEN_SCHEME=md5: a token is the MD5 of username and password, so whoever sees one can ' +
   'brute-force the password from it; use it only while sharing Redis with the old backend';
@@ -48,14 +55,18 @@ export function createApp(deps: AppDeps): Express {
   if (settings.tokenScheme === 'md5') logger.warn(MD5_WARNING);
   const observe = metrics && authMetrics(metrics.registry, redis);
 
-  // The data layer: users in MySQL; sessions and login failures in Redis.
+  // The data layer: users, secrets and security events in MySQL; sessions and login failures in Redis.
   const db = createDatabase(pool, settings.queryTimeoutMs);
   const users = userRepository(db);
+  const secrets = secretRepository(db);
+  const events = securityEventRepository(db);
+  const log = securityLog(events);
   const { tokenScheme: scheme, keyPrefix, maxAgeSeconds } = settings;
   const layout = { redis, scheme, keyPrefix, maxAgeSeconds };
   const sessions = sessionRepository({ ...layout, maxPerUser: settings.maxPerUser });
   const limiter = loginLimiter(redis, {
     maxFailures: settings.loginMaxFailures,
+    accountMaxFailures: settings.accountMaxFailures,
     windowSeconds: settings.loginWindowSeconds,
     lockSeconds: settings.loginLockSeconds,
   });
@@ -64,15 +75,21 @@ export function createApp(deps: AppDeps): Express {
   // Each route reads its own body, so a refused one is still counted under the route.
   const routerDeps: RouterDeps = { json: express.json({ limit: `${bodyLimitKb}kb` }), guard };
 
-  const app = createBaseApp({ logger, metrics, metricsRoute });
+  const app = createBaseApp({ logger, metrics, metricsRoute, exposedHeaders: EXPOSED_HEADERS });
   app.set('trust proxy', settings.trustProxy);
   const checks = { redis: () => redis.ping(), mysql: () => db.select('SELECT 1') };
   const notReady = STORE_UNAVAILABLE_MESSAGE;
   const warnings = deps.redisWarnings;
   app.use(healthRouter(checks, { envelope: messageBody, notReady, warnings }));
-  const onLogin = observe?.login;
-  app.use(userRouter({ users, sessions, limiter, settings, onLogin }, routerDeps));
-  app.use(sessionRouter(sessions, routerDeps));
+  const { login: onLogin, passwordCheck: onPasswordCheck } = observe ?? {};
+  app.use(
+    userRouter(
+      { users, sessions, limiter, secrets, securityLog: log, settings, onLogin, onPasswordCheck },
+      routerDeps,
+    ),
+  );
+  app.use(sessionRouter(sessions, log, routerDeps));
+  app.use(securityEventRouter({ events, users, secrets }, routerDeps));
   app.use(docsRouter(openApiDocument));
   app.use(notFound);
   app.use(errorHandler);

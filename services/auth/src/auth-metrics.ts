@@ -7,6 +7,7 @@ export type LoginOutcome = 'success' | 'failure' | 'locked';
 /** What the auth routes tell the metrics; absent, they tell nothing. */
 interface AuthObservers {
   login(outcome: LoginOutcome): void;
+  passwordCheck(): void;
   guard(outcome: GuardOutcome): void;
 }
 
@@ -16,6 +17,11 @@ export function authMetrics(registry: Registry, redis: RedisClient): AuthObserve
     name: 'auth_logins_total',
     help: 'Logins by outcome: success, failure (wrong credentials), locked (429 from the limiter)',
     labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const passwordChecks = new Counter({
+    name: 'auth_password_checks_total',
+    help: 'Password checks the login limiter admitted (logins and change-password), each a hash computed',
     registers: [registry],
   });
   const guard = new Counter({
@@ -34,6 +40,7 @@ export function authMetrics(registry: Registry, redis: RedisClient): AuthObserve
   });
   return {
     login: (outcome) => logins.inc({ outcome }),
+    passwordCheck: () => passwordChecks.inc(),
     guard: (outcome) => guard.inc({ outcome }),
   };
 }

@@ -68,6 +68,7 @@ export const configSchema = z
     SESSION_MAX_PER_USER: intVar(100, 1, 10_000),
     PASSWORD_REHASH: boolVar(true),
     LOGIN_MAX_FAILURES: intVar(5, 1, 10_000),
+    ACCOUNT_MAX_FAILURES: intVar(20, 1, 100_000),
     LOGIN_WINDOW_SECONDS: intVar(900, 1),
     LOGIN_LOCK_SECONDS: intVar(900, 1),
     TRUST_PROXY: trustProxyVar,
@@ -95,6 +96,8 @@ export interface AuthSettings {
   keyPrefix?: string;
   passwordRehash: boolean;
   loginMaxFailures: number;
+  /** A username's failures across every address (logins without a device token). */
+  accountMaxFailures: number;
   loginWindowSeconds: number;
   loginLockSeconds: number;
   trustProxy: TrustProxy;
@@ -115,6 +118,7 @@ export function authSettingsFrom(config: AuthConfig): AuthSettings {
     keyPrefix: config.SESSION_KEY_PREFIX,
     passwordRehash: config.PASSWORD_REHASH,
     loginMaxFailures: config.LOGIN_MAX_FAILURES,
+    accountMaxFailures: config.ACCOUNT_MAX_FAILURES,
     loginWindowSeconds: config.LOGIN_WINDOW_SECONDS,
     loginLockSeconds: config.LOGIN_LOCK_SECONDS,
     trustProxy: config.TRUST_PROXY,

@@ -3,6 +3,7 @@ import { documentDocs, version } from './api-docs/document.docs.js';
 import { healthDocs } from './api-docs/health.docs.js';
 import { notFoundBody } from './api-docs/responses.docs.js';
 import { NOT_FOUND } from './http/messages.js';
+import { securityEventDocs } from './security/security-event.docs.js';
 import { sessionDocs } from './sessions/session.docs.js';
 import { userDocs } from './users/user.docs.js';
 
@@ -10,6 +11,7 @@ import { userDocs } from './users/user.docs.js';
 export const authOperations: OperationDoc[] = [
   ...userDocs,
   ...sessionDocs,
+  ...securityEventDocs,
   ...healthDocs,
   ...documentDocs,
 ];

@@ -234,7 +234,11 @@ describe('checking answers against the document', () => {
     path: '/api/user/login',
     status: 200,
     headers: { 'x-request-id': 'r-1' },
-    body: { code: 200, message: '登录成功', data: { token: 'a'.repeat(64), expiresIn: 3600 } },
+    body: {
+      code: 200,
+      message: '登录成功',
+      data: { token: 'a'.repeat(64), expiresIn: 3600, deviceToken: 'd'.repeat(50) },
+    },
     ...overrides,
   });
   const check = (overrides: Partial<RecordedResponse>) =>

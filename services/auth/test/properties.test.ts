@@ -106,6 +106,9 @@ afterAll(() => {
     ['/api/user/me', 200],
     ['/api/user/me', 401, NO_TOKEN.message],
     ['/api/user/me', 401, INVALID_TOKEN.message],
+    ['/api/user/security-events', 200],
+    ['/api/user/security-events', 400],
+    ['/api/user/security-events', 401],
     ['/api/user/logout', 200],
     ['/api/user/logout', 401],
     ['/api/user/change-password', 200],
@@ -246,6 +249,12 @@ describe.each(SCHEMES)('generated requests (TOKEN_SCHEME=%s)', (scheme) => {
   );
 
   it('GET /api/user/me', () => run('GET', '/api/user/me', judges.me, strayBody, 200, 2), TIMEOUT);
+
+  it(
+    'GET /api/user/security-events',
+    () => run('GET', '/api/user/security-events', judges.securityEvents, strayBody, 150, 2),
+    TIMEOUT,
+  );
 
   it(
     'POST /api/user/logout',

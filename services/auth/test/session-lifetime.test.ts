@@ -8,6 +8,7 @@ import { suiteStores } from './support/suite-setup.js';
 import {
   bearer,
   buildApp,
+  DEVICE_TOKEN,
   INVALID_TOKEN,
   registerUser,
   SCHEMES,
@@ -110,7 +111,7 @@ describe.each(SCHEMES)('SESSION_MAX_AGE (TOKEN_SCHEME=%s)', (scheme) => {
     expect(res.body).toEqual({
       code: 200,
       message: '登录成功',
-      data: { token: expect.any(String), expiresIn: 120 },
+      data: { token: expect.any(String), expiresIn: 120, deviceToken: DEVICE_TOKEN },
     });
     const keys = layoutOf(scheme);
     for (const key of [keys.session(res.body.data.token), keys.metadata(res.body.data.token)]) {

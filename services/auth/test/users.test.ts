@@ -12,6 +12,7 @@ import {
   bearer,
   buildApp,
   countUsers,
+  DEVICE_TOKEN,
   INVALID_TOKEN,
   login,
   NO_TOKEN,
@@ -192,7 +193,7 @@ describe('POST /api/user/login', () => {
       expect(res.body).toEqual({
         code: 200,
         message: '登录成功',
-        data: { token: expect.any(String), expiresIn: ttl },
+        data: { token: expect.any(String), expiresIn: ttl, deviceToken: DEVICE_TOKEN },
       });
       const { token } = res.body.data;
 

@@ -10,7 +10,16 @@ export function parseBody<S extends z.ZodObject>(schema: S, body: unknown): z.in
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError(400, NOT_AN_OBJECT);
   }
-  const result = schema.safeParse(body);
+  return parseFields(schema, body);
+}
+
+/** The query string's parameters as the schema's type, or a 400 naming each bad one. */
+export function parseQuery<S extends z.ZodObject>(schema: S, query: object): z.infer<S> {
+  return parseFields(schema, query);
+}
+
+function parseFields<S extends z.ZodObject>(schema: S, fields: object): z.infer<S> {
+  const result = schema.safeParse(fields);
   if (result.success) return result.data;
   const message = result.error.issues
     .map((issue) => `${issue.path.join('.')}: ${issue.message}`)

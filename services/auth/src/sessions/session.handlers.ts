@@ -2,6 +2,7 @@ import { AppError } from '@svc/common';
 import type { RequestHandler } from 'express';
 import { messageBody } from '../http/envelope.js';
 import { FOUND } from '../http/messages.js';
+import type { SecurityLog } from '../security/security-log.js';
 import {
   ALL_SESSIONS_ENDED,
   OTHER_SESSIONS_ENDED,
@@ -14,7 +15,10 @@ import { sessionOf } from './session-guard.js';
 type SessionHandlers = Record<'list' | 'end' | 'endOthers' | 'endAll', RequestHandler>;
 
 /** A user's own sessions: see them, end one, end the others, end them all. */
-export function sessionHandlers(sessions: SessionRepository): SessionHandlers {
+export function sessionHandlers(
+  sessions: SessionRepository,
+  securityLog: SecurityLog,
+): SessionHandlers {
   const list: RequestHandler = async (req, res) => {
     const { token, username } = sessionOf(req);
     res.json(messageBody(200, FOUND, await sessions.list(username, token)));
@@ -25,18 +29,22 @@ export function sessionHandlers(sessions: SessionRepository): SessionHandlers {
     const { token, username } = sessionOf(req);
     const ended = await sessions.end(username, token, String(req.params.id));
     if (!ended) throw new AppError(404, SESSION_NOT_FOUND);
+    const sessionId = String(req.params.id);
+    await securityLog.ofUsername(req, username, { type: 'session_ended', sessionId });
     res.json(messageBody(200, SESSION_ENDED));
   };
 
   const endOthers: RequestHandler = async (req, res) => {
     const { token, username } = sessionOf(req);
     const ended = await sessions.endOthers(username, token);
+    if (ended > 0) await securityLog.ofUsername(req, username, { type: 'session_ended' });
     res.json(messageBody(200, OTHER_SESSIONS_ENDED, { ended }));
   };
 
   const endAll: RequestHandler = async (req, res) => {
     const { token, username } = sessionOf(req);
     const ended = await sessions.endAll(username, token);
+    await securityLog.ofUsername(req, username, { type: 'logout_all' });
     res.json(messageBody(200, ALL_SESSIONS_ENDED, { ended }));
   };
 

@@ -13,6 +13,7 @@ import {
   TOKEN_REQUIRED,
 } from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
+import { DEVICE_TOKEN, deviceTokenField, deviceTokenHeader } from './device-token.docs.js';
 import {
   LOGGED_IN,
   LOGGED_OUT,
@@ -31,13 +32,15 @@ const username = z.string().describe('The stored spelling of the username.');
 /** The login limiter's lock; `Retry-After` says for how long. */
 const locked: ResponseDoc = {
   ...failure(
-    'Too many failed attempts for this username from this client address: locked, even for the right password.',
+    'Too many failed attempts: for this username from this client address, for this username from ' +
+      'every address (ACCOUNT_MAX_FAILURES, logins without a device token of its user), or with this ' +
+      'device token. Locked, even for the right password; the same answer whether the username exists or not.',
     429,
     TOO_MANY_FAILURES,
   ),
   headers: {
     'Retry-After': {
-      description: 'Seconds until the lock on this username and client address ends.',
+      description: 'Seconds until the lock ends.',
       schema: z.int().positive(),
     },
   },
@@ -62,6 +65,7 @@ const issuedToken = z.strictObject({
     .regex(/^[0-9a-f]{32}(?:[0-9a-f]{32})?$/)
     .describe('64 hex characters (TOKEN_SCHEME=random) or 32 (TOKEN_SCHEME=md5).'),
   expiresIn: z.int().positive().describe('The session lifetime in seconds (TOKEN_TTL).'),
+  deviceToken: deviceTokenField,
 });
 
 const TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
@@ -90,12 +94,13 @@ export const userDocs: OperationDoc[] = [
     path: '/api/user/login',
     summary: 'Log in and get a session token',
     tags: ['user'],
+    headers: deviceTokenHeader,
     body: loginBody,
     bodyExample: { username: 'alice', password: 'correct-horse' },
     responses: {
       200: success('A new session; send its token as `Authorization: Bearer <token>`.', LOGGED_IN, {
         schema: issuedToken,
-        example: { token: TOKEN, expiresIn: 3600 },
+        example: { token: TOKEN, expiresIn: 3600, deviceToken: DEVICE_TOKEN },
       }),
       400: invalidBody(loginBody, [{ username: 'alice' }]),
       401: failure('Unknown username or wrong password.', 401, WRONG_CREDENTIALS),

@@ -6,22 +6,26 @@ import {
   randomToken,
   readToken,
 } from '@svc/session-guard';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
+import { clientAddress } from '../http/client-address.js';
 import { messageBody } from '../http/envelope.js';
 import { FOUND } from '../http/messages.js';
 import { parseBody } from '../input/parse.js';
+import type { SecretRepository } from '../security/secret.repository.js';
+import type { SecurityLog } from '../security/security-log.js';
 import type { SessionRepository } from '../sessions/session.repository.js';
 import { sessionOf } from '../sessions/session-guard.js';
-import type { LoginLimiter, Slot } from './login-limiter.js';
+import { deviceOf, newDeviceToken } from './device-token.js';
+import { limitedChecks } from './limited-check.js';
+import type { Counted, LoginLimiter } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
 import {
   LOGGED_IN,
   LOGGED_OUT,
   PASSWORD_CHANGED,
   REGISTERED,
-  TOO_MANY_FAILURES,
   USERNAME_TAKEN,
   VERIFIED,
   WRONG_CREDENTIALS,
@@ -35,14 +39,17 @@ export interface UserHandlerDeps {
   users: UserRepository;
   sessions: SessionRepository;
   limiter: LoginLimiter;
+  secrets: SecretRepository;
+  securityLog: SecurityLog;
   settings: Pick<AuthSettings, 'tokenTtl' | 'passwordRehash'>;
   /** Told each login's outcome, for metrics. */
   onLogin?: (outcome: LoginOutcome) => void;
+  /** Told of each password check the limiter admitted, for metrics. */
+  onPasswordCheck?: () => void;
 }
 
-function clientAddress(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
+/** The device token a login brings back, as sent. */
+const DEVICE_TOKEN_HEADER = 'x-device-token';
 
 type UserHandlers = Record<
   'register' | 'login' | 'status' | 'me' | 'verify' | 'logout' | 'changePassword',
@@ -53,38 +60,19 @@ export function userHandlers({
   users,
   sessions,
   limiter,
+  secrets,
+  securityLog,
   settings,
   onLogin,
+  onPasswordCheck,
 }: UserHandlerDeps): UserHandlers {
-  /** A slot for one password check; a locked pair answers 429 whatever the password. */
-  async function admit(req: Request, res: Response, username: string): Promise<Slot> {
-    const admission = await limiter.admit(
-      username,
-      clientAddress(req),
-      () => !req.socket.destroyed,
-    );
-    if (admission.outcome === 'admitted') return admission.slot;
-    res.setHeader('Retry-After', String(admission.retryAfter));
-    throw new AppError(429, TOO_MANY_FAILURES);
-  }
+  const limitedCheck = limitedChecks(limiter, onPasswordCheck);
 
-  /** Runs a password check in a limiter slot, and records how it went. */
-  async function limitedCheck<T extends { ok: boolean }>(
-    req: Request,
-    res: Response,
-    username: string,
-    check: () => Promise<T>,
-  ): Promise<T> {
-    const slot = await admit(req, res, username);
-    let verdict: T;
-    try {
-      verdict = await check();
-    } catch (err) {
-      await limiter.settle(slot, 'abandoned').catch(() => {});
-      throw err;
-    }
-    await limiter.settle(slot, verdict.ok ? 'succeeded' : 'failed');
-    return verdict;
+  /** A failed check of a user that exists, then the lock it may have started. */
+  async function logFailure(req: Request, user: UserRow | undefined, lockStarted: boolean) {
+    if (!user) return;
+    await securityLog.ofUser(req, user.id, { type: 'login_failed' });
+    if (lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
   }
 
   async function rehash(req: Request, user: UserRow, password: string): Promise<void> {
@@ -103,12 +91,25 @@ export function userHandlers({
     res.json(messageBody(200, REGISTERED, { id, username }));
   };
 
+  /*
+   * A login that brings a device token of the user counts against that device
+   * alone; any other counts against its (username, address) pair and the
+   * username's budget across all addresses, and once that budget is spent it is
+   * refused before the password is checked. An unknown username is counted and
+   * refused the same way, so no answer tells whether it exists.
+   */
   const login: RequestHandler = async (req, res) => {
     const { username, password } = parseBody(loginBody, req.body);
     // Before the hash is read: a password change from here on fails this login.
     const stamp = await sessions.stamp(username);
     const user = await users.findByUsername(username);
-    const verdict = await limitedCheck(req, res, username, () =>
+    const deviceSecret = await secrets.secret('device');
+    const sentDevice = req.get(DEVICE_TOKEN_HEADER);
+    const deviceId = deviceOf(deviceSecret, sentDevice, user?.id);
+    const counted: Counted = deviceId
+      ? { deviceId }
+      : { address: clientAddress(req), account: true };
+    const { verdict, lockStarted } = await limitedCheck(req, res, username, counted, () =>
       user
         ? verifyPassword(password, user.password)
         : burnVerification(password).then(() => ({ ok: false, needsRehash: false })),
@@ -117,20 +118,25 @@ export function userHandlers({
       throw err;
     });
     if (!user || !verdict.ok) {
+      await logFailure(req, user, lockStarted);
       onLogin?.('failure');
       throw new AppError(401, WRONG_CREDENTIALS);
     }
 
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
+    const deviceToken = deviceId && sentDevice ? sentDevice : newDeviceToken(deviceSecret, user.id);
     const expiresIn = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
     if (expiresIn === null) {
       // The password changed while this login checked the old one.
+      await logFailure(req, user, false);
       onLogin?.('failure');
       throw new AppError(401, WRONG_CREDENTIALS);
     }
+    // After the session, so the log never shows a login that its answer refused.
+    await securityLog.ofUser(req, user.id, { type: 'login', newDevice: !deviceId });
     onLogin?.('success');
-    res.json(messageBody(200, LOGGED_IN, { token, expiresIn }));
+    res.json(messageBody(200, LOGGED_IN, { token, expiresIn, deviceToken }));
   };
 
   const status: RequestHandler = async (req, res) => {
@@ -159,6 +165,7 @@ export function userHandlers({
   const logout: RequestHandler = async (req, res) => {
     const { token, username } = sessionOf(req);
     await sessions.revoke(token, username);
+    await securityLog.ofUsername(req, username, { type: 'session_ended' });
     res.json(messageBody(200, LOGGED_OUT));
   };
 
@@ -171,15 +178,23 @@ export function userHandlers({
       await sessions.revoke(token, username);
       throw new AppError(401, INVALID_TOKEN_MESSAGE);
     }
-    const verdict = await limitedCheck(req, res, username, () =>
-      verifyPassword(oldPassword, user.password),
+    const { verdict, lockStarted } = await limitedCheck(
+      req,
+      res,
+      username,
+      { address: clientAddress(req) },
+      () => verifyPassword(oldPassword, user.password),
     );
-    if (!verdict.ok) throw new AppError(400, WRONG_OLD_PASSWORD);
+    if (!verdict.ok) {
+      if (lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
+      throw new AppError(400, WRONG_OLD_PASSWORD);
+    }
 
     await users.updatePassword(user.id, await hashPassword(newPassword));
     // md5: the old password's token, which a racing login would write again.
     const oldToken = sessions.scheme === 'md5' ? md5Token(user.username, oldPassword) : undefined;
     await sessions.endAllForNewPassword(user.username, token, oldToken);
+    await securityLog.ofUser(req, user.id, { type: 'password_changed' });
     res.json(messageBody(200, PASSWORD_CHANGED));
   };
 

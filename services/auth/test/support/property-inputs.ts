@@ -242,6 +242,8 @@ const queryKey = fc.oneof(
     'constructor[prototype][admin]',
     'token[]',
     '',
+    'pageSize',
+    'cursor',
   ),
   fc.string({ unit: 'binary', maxLength: 12 }),
 );

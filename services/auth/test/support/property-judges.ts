@@ -1,7 +1,9 @@
+import { parse } from 'node:querystring';
 import { expect } from 'vitest';
 import { defaultSettings } from '../../src/config.js';
 import {
   type Answer,
+  accountKey,
   failuresKey,
   type KeyRule,
   type Model,
@@ -22,6 +24,7 @@ import { INVALID_TOKEN, NO_TOKEN, TOO_MANY, WRONG_CREDENTIALS } from './test-app
  */
 
 const MAX_FAILURES = defaultSettings.loginMaxFailures;
+const ACCOUNT_MAX_FAILURES = defaultSettings.accountMaxFailures;
 const TTL = defaultSettings.tokenTtl;
 const NOT_OBJECT = 'body: 请求体须为JSON对象';
 
@@ -132,10 +135,18 @@ export const judges = {
       const id = [...before.users].find(([, u]) => u.username.toLowerCase() === wanted)?.[0];
       const account = model.accounts.find((candidate) => candidate.id === id);
       const key = failuresKey(username);
-      // A locked pair is refused before any check and keeps its count.
+      const ofAccount = accountKey(username);
+      // A spent account budget or a locked pair is refused before any check and keeps its counts.
       const failures = Number(before.keys.get(key) ?? 0);
+      const accountFailures = Number(before.keys.get(ofAccount) ?? 0);
+      if (accountFailures >= ACCOUNT_MAX_FAILURES) return fail(429, TOO_MANY.message);
       if (failures >= MAX_FAILURES) return fail(429, TOO_MANY.message);
-      const counted = () => new Map([[key, { value: String(failures + 1) }]]);
+      // A failure counts against the pair and the account's budget; a success clears only the pair.
+      const counted = () =>
+        new Map([
+          [key, { value: String(failures + 1) }],
+          [ofAccount, { value: String(accountFailures + 1) }],
+        ]);
       if (!account || !samePassword(password, account.password)) {
         return { ...fail(401, WRONG_CREDENTIALS.message), redis: counted };
       }
@@ -148,6 +159,7 @@ export const judges = {
             model.scheme === 'md5' ? /^[0-9a-f]{32}$/ : /^[0-9a-f]{64}$/,
           ),
           expiresIn: TTL,
+          deviceToken: expect.stringMatching(/^[A-Za-z0-9_-]{50}$/),
         },
         check: async (answer) => {
           const token = tokenOf(answer);
@@ -199,6 +211,30 @@ export const judges = {
       const session = refused(sent) ?? guard(model, sent);
       if (isVerdict(session)) return session;
       return { status: 200, message: '获取成功', data: { username: session.owner } };
+    },
+
+  securityEvents:
+    (model: Model): Judge =>
+    (sent) => {
+      const session = refused(sent) ?? guard(model, sent);
+      if (isVerdict(session)) return session;
+      // Express reads the query with node:querystring; no model keeps events, so a page is any list.
+      const { pageSize, cursor } = parse(sent.raw.path.split('?').slice(1).join('?'));
+      const size =
+        typeof pageSize === 'string' && /^\d{1,3}$/.test(pageSize) ? Number(pageSize) : 0;
+      const badSize = pageSize !== undefined && !(size >= 1 && size <= 100);
+      const badText =
+        cursor !== undefined &&
+        !(typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(cursor));
+      if (badSize || badText) {
+        return {
+          status: 400,
+          fields: [...(badSize ? ['pageSize'] : []), ...(badText ? ['cursor'] : [])],
+        };
+      }
+      // No cursor a client makes up is signed by the service.
+      if (cursor !== undefined) return { status: 400, fields: ['cursor'] };
+      return { status: 200, message: '获取成功', data: expect.any(Array) };
     },
 
   logout:

@@ -5,7 +5,7 @@ import type { TokenScheme } from '@svc/session-guard';
 import type { RawClient, RawRequest, RawResponse } from '@svc/test-kit';
 import { expect } from 'vitest';
 import { defaultSettings } from '../../src/config.js';
-import { loginFailuresKey } from '../../src/users/login-limiter.js';
+import { accountFailuresKey, loginFailuresKey } from '../../src/users/login-limiter.js';
 import type {
   BodyRecipe,
   Carrier,
@@ -252,12 +252,16 @@ export class Model {
    * account when there is no such one.
    */
   async issue(): Promise<string> {
-    const { loginMaxFailures } = defaultSettings;
+    const { loginMaxFailures, accountMaxFailures } = defaultSettings;
     let account: Account | undefined;
     for (const candidate of this.accounts) {
-      const failures = await this.stores.redis.hget(failuresKey(candidate.username), 'failures');
+      const { redis } = this.stores;
+      const failures = await redis.hget(failuresKey(candidate.username), 'failures');
+      const spent = await redis.hget(accountKey(candidate.username), 'failures');
       const fresh = this.scheme === 'random' || this.tokensOf(candidate.username).length === 0;
-      if (Number(failures ?? 0) < loginMaxFailures && fresh) {
+      const admitted =
+        Number(failures ?? 0) < loginMaxFailures && Number(spent ?? 0) < accountMaxFailures;
+      if (admitted && fresh) {
         account = candidate;
         break;
       }
@@ -282,6 +286,8 @@ export class Model {
 
 /** The limiter's key for a username from the test's client address. */
 export const failuresKey = (username: string) => loginFailuresKey(username, CLIENT_ADDRESS);
+/** The key of a username's failures across every address. */
+export const accountKey = accountFailuresKey;
 
 const ENCODING_HEADER: Record<Exclude<Encoding, 'none'>, string> = {
   identity: 'identity',

@@ -30,6 +30,8 @@ export const NO_TOKEN = { code: 401, message: '未携带Token,请先登录' };
 export const INVALID_TOKEN = { code: 401, message: 'Token无效或已过期,请重新登录' };
 export const WRONG_CREDENTIALS = { code: 401, message: '用户名或密码错误' };
 export const TOO_MANY = { code: 429, message: '登录失败次数过多,请稍后再试' };
+/** A login's `data.deviceToken`: 50 characters of base64url. */
+export const DEVICE_TOKEN = expect.stringMatching(/^[A-Za-z0-9_-]{50}$/);
 
 /** A MySQL database (migrated) and a Redis database of the calling file's own. */
 export interface Stores {

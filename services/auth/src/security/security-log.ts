@@ -1,0 +1,66 @@
+import type { Request } from 'express';
+import { clientAddress } from '../http/client-address.js';
+import type { NewSecurityEvent, SecurityEventRepository } from './security-event.repository.js';
+
+/** How long a user's events are kept, and shown. */
+export const RETENTION_MS = 90 * 24 * 3600 * 1000;
+/** Each instance deletes the events past RETENTION_MS at most this often, after a write. */
+const SWEEP_EVERY_MS = 3600 * 1000;
+const SWEEP_BATCH = 1000;
+/** The columns' widths. */
+const IP_MAX = 255;
+const USER_AGENT_MAX = 256;
+
+/** What a route tells of an event; the time, address and User-Agent come from the request. */
+type EventOf = Pick<NewSecurityEvent, 'type' | 'sessionId' | 'newDevice'>;
+
+/**
+ * Writes a user's security events, each before the route answers, so an
+ * answered request's event is never lost; a failed write is a failed request
+ * (503), as any store failure is.
+ */
+export function securityLog(events: SecurityEventRepository) {
+  let nextSweep = 0;
+
+  function eventOf(req: Request, { type, sessionId, newDevice }: EventOf): NewSecurityEvent {
+    const userAgent = req.headers['user-agent'];
+    return {
+      type,
+      at: new Date(),
+      ip: clientAddress(req).slice(0, IP_MAX),
+      userAgent: userAgent === undefined ? null : userAgent.slice(0, USER_AGENT_MAX),
+      sessionId,
+      newDevice,
+    };
+  }
+
+  /** Deletes what is past retention, in batches, off the request's answer. */
+  function sweepIfDue(req: Request): void {
+    const now = Date.now();
+    if (now < nextSweep) return;
+    nextSweep = now + SWEEP_EVERY_MS;
+    const cutoff = new Date(now - RETENTION_MS);
+    const sweep = async () => {
+      while ((await events.deleteOlderThan(cutoff, SWEEP_BATCH)) === SWEEP_BATCH);
+    };
+    sweep().catch((err) => {
+      nextSweep = 0;
+      req.log.warn({ err }, 'deleting old security events failed');
+    });
+  }
+
+  return {
+    async ofUser(req: Request, userId: number, event: EventOf): Promise<void> {
+      await events.insert(userId, eventOf(req, event));
+      sweepIfDue(req);
+    },
+
+    /** For routes that know the user by a session's username (its stored spelling). */
+    async ofUsername(req: Request, username: string, event: EventOf): Promise<void> {
+      await events.insertForUsername(username, eventOf(req, event));
+      sweepIfDue(req);
+    },
+  };
+}
+
+export type SecurityLog = ReturnType<typeof securityLog>;
