@@ -20,8 +20,10 @@ async function startAuth(settings: BenchSettings, scheme: 'random' | 'md5') {
       ...mysqlVariables(mysqlSettingsFromUrl(settings.mysqlUrl, 'bench_auth')),
       REDIS_URL: settings.redisUrl,
       TOKEN_SCHEME: scheme,
-      // One bench client logs in as one user from one address, in parallel.
+      // One bench client logs in as one user from one address, in parallel: neither the
+      // pair's nor the username's limit may hold back its checks in flight.
       LOGIN_MAX_FAILURES: '10000',
+      ACCOUNT_MAX_FAILURES: '10000',
     },
   });
   const post = (path: string, account = USER) =>
