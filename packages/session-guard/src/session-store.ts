@@ -26,6 +26,12 @@ export interface SessionStoreOptions {
   maxPerUser?: number;
 }
 
+/** A session a login opened: the id its owner's list shows, and its lifetime in seconds. */
+export interface OpenedSession {
+  id: string;
+  expiresIn: number;
+}
+
 export interface LiveSession {
   username: string;
   /** Seconds left. */
@@ -91,8 +97,8 @@ export class SessionStore {
 
   /**
    * Writes a new session (in md5, anew over the one of the same token) and returns
-   * its lifetime in seconds: `ttlSeconds`, or the max age when shorter. With the
-   * login's `stamp`: null, and no session, when the password changed since it.
+   * its id and lifetime in seconds: `ttlSeconds`, or the max age when shorter. With
+   * the login's `stamp`: null, and no session, when the password changed since it.
    */
   async create(
     token: string,
@@ -100,12 +106,13 @@ export class SessionStore {
     ttlSeconds: number,
     request?: OriginRequest,
     stamp?: CredentialStamp,
-  ): Promise<number | null> {
+  ): Promise<OpenedSession | null> {
     const lifetimeMs = Math.min(ttlSeconds * 1000, this.maxAgeMs);
     const tokenId = this.keys.tokenId(token);
     const now = Date.now();
     const endsAt = now + this.maxAgeMs;
-    const args = [username, lifetimeMs, newSessionId(), now, endsAt, stampArg(stamp)];
+    const id = newSessionId();
+    const args = [username, lifetimeMs, id, now, endsAt, stampArg(stamp)];
     // The session, then the index: an "end all" in between sees the hash in the index
     // or leaves it for the next one; the index never misses a live session for longer.
     const pair = this.keys.ofTokenId(tokenId);
@@ -125,7 +132,7 @@ export class SessionStore {
     if (indexed > cap.maxPerUser) {
       await endLeastRecentlyUsed(this.redis, this.keys, username, tokenId, cap);
     } else if (this.scheme === 'random') await this.pruneIndex(index);
-    return lifetimeMs / 1000;
+    return { id, expiresIn: lifetimeMs / 1000 };
   }
 
   /**

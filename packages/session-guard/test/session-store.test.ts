@@ -28,20 +28,21 @@ describe.each(SCHEMES)('SessionStore (scheme %s)', (scheme) => {
   /** A login through a store with these options: its token and the lifetime it answered. */
   const login = async (username: string, ttlSeconds = 600, options = {}) => {
     const token = tokenOf(username);
-    const expiresIn = await store(options).create(token, username, ttlSeconds, LOGIN);
-    return { token, expiresIn };
+    const opened = await store(options).create(token, username, ttlSeconds, LOGIN);
+    return { token, expiresIn: opened?.expiresIn, id: opened?.id };
   };
   const lifetimeOf = async (key: string) => redis().ttl(key);
 
   it('writes a login in the documented layout: the session, its metadata and (random) the user index, all with its lifetime', async () => {
     const alice = user();
     const before = Date.now();
-    const { token, expiresIn } = await login(alice);
+    const { token, expiresIn, id } = await login(alice);
     expect(expiresIn).toBe(600);
+    expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(await redis().get(keys.session(token))).toBe(alice);
     const metadata = await redis().hgetall(keys.metadata(token));
     expect(metadata).toEqual({
-      id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      id,
       createdAt: expect.stringMatching(/^\d+$/),
       lastSeenAt: metadata.createdAt,
       // The absolute end: SESSION_MAX_AGE (default 7 days) after the login, whatever the TTL.

@@ -149,7 +149,11 @@ describe('GET /api/user/security-events', () => {
       ip: '203.0.113.1',
       userAgent: BROWSER,
       newDevice: true,
+      // The session this login opened: the one ended by id below.
+      sessionId: ended.id,
     });
+    const readerSession = (await listSessions(app, reader)).find((session) => session.current);
+    expect(events[0]).toMatchObject({ type: 'login', sessionId: readerSession?.id });
     expect(events.at(-2)).toMatchObject({ type: 'login', ip: '203.0.113.2', newDevice: false });
     expect(events.find((event) => event.type === 'locked')).toMatchObject({ ip: '198.51.100.9' });
     expect(events.find((event) => event.type === 'login_failed')).toEqual({

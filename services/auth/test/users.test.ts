@@ -363,7 +363,8 @@ describe('POST /api/user/login', () => {
       };
       // Measured in turns, so a burst of load from other suites falls on both alike.
       const nobody = uniqueName('nobody');
-      const [wrongTimes, unknownTimes]: number[][] = [[], []];
+      const wrongTimes: number[] = [];
+      const unknownTimes: number[] = [];
       for (let i = 0; i < 7; i++) {
         wrongTimes.push(await timed({ username, password: 'not-the-password' }));
         unknownTimes.push(await timed({ username: nobody, password: 'whatever' }));

@@ -26,7 +26,7 @@ const event = z.strictObject({
     .string()
     .optional()
     .describe(
-      'The session it ended (`DELETE /api/user/sessions/:id`), as GET /api/user/sessions names it.',
+      'The session a login opened, or the one `DELETE /api/user/sessions/:id` ended, as GET /api/user/sessions names it.',
     ),
   newDevice: z
     .boolean()

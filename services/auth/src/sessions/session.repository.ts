@@ -20,8 +20,8 @@ export function sessionRepository(layout: SessionStoreOptions) {
     /** Before a login reads the password hash: what `create` checks the password against. */
     stamp: (username: string) => fromRedis(store.stamp(username)),
     /**
-     * Resolves the session's lifetime in seconds (it keeps the login's address and
-     * User-Agent), or null when the password changed since the login's stamp.
+     * Resolves the session's id and lifetime in seconds (it keeps the login's
+     * address and User-Agent), or null when the password changed since the login's stamp.
      */
     create: (
       token: string,

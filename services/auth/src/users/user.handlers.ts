@@ -126,15 +126,16 @@ export function userHandlers({
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
     const deviceToken = deviceId && sentDevice ? sentDevice : newDeviceToken(deviceSecret, user.id);
-    const expiresIn = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
-    if (expiresIn === null) {
+    const session = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
+    if (session === null) {
       // The password changed while this login checked the old one.
       await logFailure(req, user, false);
       onLogin?.('failure');
       throw new AppError(401, WRONG_CREDENTIALS);
     }
     // After the session, so the log never shows a login that its answer refused.
-    await securityLog.ofUser(req, user.id, { type: 'login', newDevice: !deviceId });
+    const { id: sessionId, expiresIn } = session;
+    await securityLog.ofUser(req, user.id, { type: 'login', newDevice: !deviceId, sessionId });
     onLogin?.('success');
     res.json(messageBody(200, LOGGED_IN, { token, expiresIn, deviceToken }));
   };
