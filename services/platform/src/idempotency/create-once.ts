@@ -1,7 +1,12 @@
 import { AppError, DuplicateEntryError, LockConflictError } from '@svc/common';
 import type { Request, Response } from 'express';
 import { KEY_IN_FLIGHT, KEY_REUSED } from './idempotency.messages.js';
-import type { IdempotencyRepository, KeyedResource, RequestKey } from './idempotency.repository.js';
+import type {
+  IdempotencyRepository,
+  KeptKey,
+  KeyedResource,
+  RequestKey,
+} from './idempotency.repository.js';
 import { idempotencyKeyOf, requestHash } from './request-key.js';
 
 /** Writes a row, keeping `key` with it in the same transaction when one is given. */
@@ -29,22 +34,30 @@ const ATTEMPTS = 3;
 export function createOnce(keys: IdempotencyRepository) {
   const inFlight = new Set<string>();
 
+  /** The row a kept key names, or a 422 when the key came with another body. */
+  function replayOf(kept: KeptKey, key: RequestKey): Created {
+    if (!kept.requestHash.equals(key.requestHash)) throw new AppError(422, KEY_REUSED);
+    return { id: kept.rowId, replayed: true };
+  }
+
   async function keyed<T>(input: T, key: RequestKey, insert: Insert<T>): Promise<Created> {
     for (let attempt = 1; ; attempt++) {
       try {
         return { id: await insert(input, key), replayed: false };
       } catch (err) {
-        if (err instanceof LockConflictError && (await keys.held(key))) {
-          throw new AppError(409, KEY_IN_FLIGHT, { cause: err });
+        if (err instanceof LockConflictError) {
+          if (await keys.held(key)) throw new AppError(409, KEY_IN_FLIGHT, { cause: err });
+          // The transaction that held the key may have committed it meanwhile: then
+          // this is its replay; else the conflict was another lock's, answered as such.
+          const kept = await keys.find(key);
+          if (kept?.live) return replayOf(kept, key);
+          throw err;
         }
         if (!(err instanceof DuplicateEntryError)) throw err;
         if (attempt === ATTEMPTS) throw new AppError(409, KEY_IN_FLIGHT, { cause: err });
       }
       const kept = await keys.find(key);
-      if (kept?.live) {
-        if (!kept.requestHash.equals(key.requestHash)) throw new AppError(422, KEY_REUSED);
-        return { id: kept.rowId, replayed: true };
-      }
+      if (kept?.live) return replayOf(kept, key);
       if (kept) await keys.dropExpired(key);
     }
   }

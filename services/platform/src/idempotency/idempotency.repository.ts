@@ -13,7 +13,7 @@ export interface RequestKey {
 }
 
 /** A key kept by a create that wrote a row. */
-interface KeptKey {
+export interface KeptKey {
   rowId: number;
   requestHash: Buffer;
   /** False once its expiry has passed: the key is free again. */
