@@ -10,7 +10,7 @@ import { maxAgeMs, perUserCap, SessionKeys } from './session-keys.js';
 import { newSessionId, type OriginRequest, originArgs } from './session-origin.js';
 import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
 import type { TokenScheme } from './token.js';
-import { endLeastRecentlyUsed, endSessions } from './user-index.js';
+import { endLeastRecentlyUsed, endSessions, pruneIndex } from './user-index.js';
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
 type SessionRedis = Redis | Cluster;
@@ -52,8 +52,6 @@ type CheckReply =
 
 // Sessions whose lastSeenAt a store remembers; past this it forgets them all at once.
 const REMEMBERED_SESSIONS = 10_000;
-/** Index entries a login looks at, to drop those of expired sessions. */
-const PRUNE_SAMPLE = 16;
 
 async function run(pipeline: ChainableCommander): Promise<unknown[]> {
   const replies = (await pipeline.exec()) ?? [];
@@ -131,7 +129,7 @@ export class SessionStore {
     const cap = { maxPerUser: this.maxPerUser, maxAgeMs: this.maxAgeMs };
     if (indexed > cap.maxPerUser) {
       await endLeastRecentlyUsed(this.redis, this.keys, username, tokenId, cap);
-    } else if (this.scheme === 'random') await this.pruneIndex(index);
+    } else if (this.scheme === 'random') await pruneIndex(this.redis, this.keys, index);
     return { id, expiresIn: lifetimeMs / 1000 };
   }
 
@@ -192,15 +190,5 @@ export class SessionStore {
   /** Ends one session (a logout). */
   async revoke(token: string, username: string): Promise<void> {
     await endSessions(this.redis, this.keys, username, [this.keys.tokenId(token)]);
-  }
-
-  /** Drops expired sessions' hashes from a random handful of the index: a login costs the same. */
-  private async pruneIndex(index: string): Promise<void> {
-    const tokenIds = await this.redis.srandmember(index, PRUNE_SAMPLE);
-    const live = await Promise.all(
-      tokenIds.map((tokenId) => this.redis.exists(this.keys.ofTokenId(tokenId)[0])),
-    );
-    const expired = tokenIds.filter((_, i) => live[i] === 0);
-    if (expired.length > 0) await this.redis.srem(index, ...expired);
   }
 }

@@ -8,6 +8,8 @@ import { DESCRIBE, END } from './session-scripts.js';
  * the per-user cap, and never all asked for at once.
  */
 const BATCH = 100;
+/** Index entries a login looks at, to drop those of expired sessions. */
+const PRUNE_SAMPLE = 16;
 
 /** A live session as DESCRIBE reads it; times in ms since the epoch. */
 interface DescribedSession {
@@ -117,4 +119,14 @@ export async function endLeastRecentlyUsed(
     username,
     oldest.map((session) => session.tokenId),
   );
+}
+
+/** Drops expired sessions' hashes from a random handful of the index: a login costs the same. */
+export async function pruneIndex(redis: Redis | Cluster, keys: SessionKeys, index: string) {
+  const tokenIds = await redis.srandmember(index, PRUNE_SAMPLE);
+  const live = await Promise.all(
+    tokenIds.map((tokenId) => redis.exists(keys.ofTokenId(tokenId)[0])),
+  );
+  const expired = tokenIds.filter((_, i) => live[i] === 0);
+  if (expired.length > 0) await redis.srem(index, ...expired);
 }

@@ -1,5 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** The header a login brings its device token back in. */
+export const DEVICE_TOKEN_HEADER = 'x-device-token';
+
 /**
  * A device token names one user and one device of theirs, signed by the
  * service: `version (1) | user id (4) | device id (16) | HMAC-SHA256 (16)`,

@@ -17,7 +17,7 @@ import type { SecretRepository } from '../security/secret.repository.js';
 import type { SecurityLog } from '../security/security-log.js';
 import type { SessionRepository } from '../sessions/session.repository.js';
 import { sessionOf } from '../sessions/session-guard.js';
-import { deviceOf, newDeviceToken } from './device-token.js';
+import { DEVICE_TOKEN_HEADER, deviceOf, newDeviceToken } from './device-token.js';
 import { limitedChecks } from './limited-check.js';
 import type { Counted, LoginLimiter } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
@@ -48,9 +48,6 @@ export interface UserHandlerDeps {
   onPasswordCheck?: () => void;
 }
 
-/** The device token a login brings back, as sent. */
-const DEVICE_TOKEN_HEADER = 'x-device-token';
-
 type UserHandlers = Record<
   'register' | 'login' | 'status' | 'me' | 'verify' | 'logout' | 'changePassword',
   RequestHandler
@@ -68,11 +65,12 @@ export function userHandlers({
 }: UserHandlerDeps): UserHandlers {
   const limitedCheck = limitedChecks(limiter, onPasswordCheck);
 
-  /** A failed check of a user that exists, then the lock it may have started. */
-  async function logFailure(req: Request, user: UserRow | undefined, lockStarted: boolean) {
-    if (!user) return;
-    await securityLog.ofUser(req, user.id, { type: 'login_failed' });
-    if (lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
+  /** A failed login: logged for a user that exists (and the lock it may have started), counted, refused. */
+  async function refuse(req: Request, user: UserRow | undefined, lockStarted: boolean) {
+    if (user) await securityLog.ofUser(req, user.id, { type: 'login_failed' });
+    if (user && lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
+    onLogin?.('failure');
+    throw new AppError(401, WRONG_CREDENTIALS);
   }
 
   async function rehash(req: Request, user: UserRow, password: string): Promise<void> {
@@ -117,27 +115,22 @@ export function userHandlers({
       if (err instanceof AppError && err.status === 429) onLogin?.('locked');
       throw err;
     });
-    if (!user || !verdict.ok) {
-      await logFailure(req, user, lockStarted);
-      onLogin?.('failure');
-      throw new AppError(401, WRONG_CREDENTIALS);
-    }
+    if (!user || !verdict.ok) return refuse(req, user, lockStarted);
 
     if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
     const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
     const deviceToken = deviceId && sentDevice ? sentDevice : newDeviceToken(deviceSecret, user.id);
     const session = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
-    if (session === null) {
-      // The password changed while this login checked the old one.
-      await logFailure(req, user, false);
-      onLogin?.('failure');
-      throw new AppError(401, WRONG_CREDENTIALS);
-    }
+    // null: the password changed while this login checked the old one.
+    if (session === null) return refuse(req, user, false);
     // After the session, so the log never shows a login that its answer refused.
-    const { id: sessionId, expiresIn } = session;
-    await securityLog.ofUser(req, user.id, { type: 'login', newDevice: !deviceId, sessionId });
+    await securityLog.ofUser(req, user.id, {
+      type: 'login',
+      newDevice: !deviceId,
+      sessionId: session.id,
+    });
     onLogin?.('success');
-    res.json(messageBody(200, LOGGED_IN, { token, expiresIn, deviceToken }));
+    res.json(messageBody(200, LOGGED_IN, { token, expiresIn: session.expiresIn, deviceToken }));
   };
 
   const status: RequestHandler = async (req, res) => {

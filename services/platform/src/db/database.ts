@@ -1,15 +1,14 @@
 import {
   createDatabase,
   type Database,
-  destroyConnection,
   LockConflictError,
   MissingReferenceError,
   type Pool,
   type ResultSetHeader,
   type Statement,
-  statementOn,
   storeFailure,
 } from '@svc/common';
+import { type Run, readCommitted } from './read-committed.js';
 import { lookupThenStream } from './snapshot-stream.js';
 
 const COMMA = Buffer.from(',');
@@ -60,9 +59,6 @@ export interface PlatformDatabase extends ListDatabase {
 export interface ListReads extends Database {
   snapshot<R>(read: (db: Database) => Promise<R>): Promise<R>;
 }
-
-/** One query of a transaction (see readCommitted); its rows, or its result header. */
-export type Run = <R>(sql: string, values?: unknown[]) => Promise<R>;
 
 /** Reads, on whichever server a Database reaches. */
 interface ListDatabase {
@@ -171,33 +167,6 @@ export function platformDatabase(
     readCommitted: (work) => readCommitted(db, queryTimeoutMs, work),
     connections: db.connections,
   };
-}
-
-async function readCommitted<T>(
-  db: Database,
-  queryTimeoutMs: number,
-  work: (run: Run) => Promise<T>,
-): Promise<T> {
-  const conn = await db.connection();
-  const run: Run = async (sql, values = []) => {
-    try {
-      return await statementOn(conn, queryTimeoutMs, sql, values);
-    } catch (err) {
-      throw storeFailure(err);
-    }
-  };
-  try {
-    await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
-    await run('START TRANSACTION');
-    const result = await work(run);
-    await run('COMMIT');
-    conn.release();
-    return result;
-  } catch (err) {
-    // A connection whose transaction is in doubt is not given to another query.
-    destroyConnection(conn);
-    throw err;
-  }
 }
 
 /**
