@@ -200,7 +200,12 @@ describe('the root migrate script', () => {
     });
 
     expect(await run.exited, run.output()).toBe(0);
-    expect(await tablesOf(auth.settings)).toEqual(['schema_migrations', 'users']);
+    expect(await tablesOf(auth.settings)).toEqual([
+      'auth_secrets',
+      'schema_migrations',
+      'security_events',
+      'users',
+    ]);
     expect(await tablesOf(platform.settings)).toEqual(
       expect.arrayContaining(['merchants', 'orders', 'schema_migrations', 'services']),
     );
