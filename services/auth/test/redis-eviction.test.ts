@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
   createTestDatabase,
-  freePort,
   mysqlVariables,
+  startMain,
   startRedisServer,
   type TestDatabase,
   type TestServer,
@@ -13,53 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-interface Running {
-  url: string;
-  output(): string;
-  stop(): Promise<void>;
-}
-
 /** The real service, started as an operator would, until it answers /healthz. */
-async function startAuth(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--conditions=source', '--import', 'tsx', main],
-    {
-      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_FORMAT: 'json', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 20_000; ; ) {
-    if (child.exitCode !== null) throw new Error(`auth exited:\n${output}`);
-    if (
-      await fetch(`${url}/healthz`).then(
-        (res) => res.ok,
-        () => false,
-      )
-    )
-      break;
-    if (Date.now() > deadline) throw new Error(`auth did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    output: () => output,
-    async stop() {
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
+const startAuth = (env: Record<string, string>) => startMain(main, { LOG_FORMAT: 'json', ...env });
 
 const logLines = (output: string) =>
   output
