@@ -1,8 +1,8 @@
 export { type CapturedLogs, captureLogs } from './capture-logs.js';
 export { type DelayProxy, startDelayProxy } from './delay-proxy.js';
 export { setupTestServers } from './global-setup.js';
-export { startMariaDbReplication, type TestMariaDbReplication } from './mariadb-replication.js';
 export { type MainProcess, startMain } from './main-process.js';
+export { startMariaDbReplication, type TestMariaDbReplication } from './mariadb-replication.js';
 export { startMariaDbServer } from './mariadb-server.js';
 export { parsePrometheusText, sampleValue } from './prometheus-text.js';
 export { type RawClient, type RawRequest, type RawResponse, rawClient } from './raw-client.js';
