@@ -4,13 +4,12 @@ import {
   mysqlVariables,
   parsePrometheusText,
   sampleValue,
-  startRedisCluster,
   startRedisServer,
   type TestDatabase,
-  type TestRedisCluster,
   type TestServer,
 } from '@svc/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthOnCluster, authOnCluster } from './support/auth-on-cluster.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
 
 /*
@@ -156,26 +155,20 @@ describe('200 addresses against one account, two auth processes', () => {
 });
 
 describe('the account budget on a three-master Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  let db: TestDatabase;
+  let deployment: AuthOnCluster;
   let auth: ServiceProcess;
 
   beforeAll(async () => {
-    cluster = await startRedisCluster();
-    db = await createTestDatabase();
-    auth = await startService('auth', {
-      ...mysqlVariables(db.settings),
-      REDIS_CLUSTER_NODES: cluster.variable,
+    deployment = await authOnCluster({
       ACCOUNT_MAX_FAILURES: '6',
       LOGIN_MAX_FAILURES: '3',
       ...settings,
     });
+    auth = deployment.auth;
   });
 
   afterAll(async () => {
-    await auth?.stop();
-    await cluster?.destroy();
-    await db?.drop();
+    await deployment?.stop();
   });
 
   it('counts pairs, the account and devices in one script, with no cross-slot error', async () => {

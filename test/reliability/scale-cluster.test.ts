@@ -1,17 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connectRedis, createBaseApp, createLogger } from '@svc/common';
 import { createGuard } from '@svc/session-guard';
-import {
-  createTestDatabase,
-  mysqlVariables,
-  startRedisCluster,
-  type TestDatabase,
-  type TestRedisCluster,
-} from '@svc/test-kit';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, register } from './support/auth-client.js';
-import { type ServiceProcess, startService } from './support/service-process.js';
+import { type AuthOnCluster, authOnCluster } from './support/auth-on-cluster.js';
+import type { ServiceProcess } from './support/service-process.js';
 
 /*
  * The auth service on a real three-master Redis Cluster. A session key and its
@@ -20,32 +14,24 @@ import { type ServiceProcess, startService } from './support/service-process.js'
  * so these flows pass only if no command spans two slots.
  */
 describe('auth on a three-master Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  let db: TestDatabase;
+  let deployment: AuthOnCluster;
   let auth: ServiceProcess;
   let redis: Cluster;
 
   beforeAll(async () => {
-    cluster = await startRedisCluster();
-    db = await createTestDatabase();
-    auth = await startService('auth', {
-      ...mysqlVariables(db.settings),
-      REDIS_CLUSTER_NODES: cluster.variable,
-      LOGIN_MAX_FAILURES: '3',
-    });
+    deployment = await authOnCluster({ LOGIN_MAX_FAILURES: '3' });
+    auth = deployment.auth;
     redis = (await connectRedis({
       host: '',
       port: 0,
       db: 0,
-      clusterNodes: cluster.nodes,
+      clusterNodes: deployment.cluster.nodes,
     })) as Cluster;
   });
 
   afterAll(async () => {
     redis?.disconnect();
-    await auth?.stop();
-    await cluster?.destroy();
-    await db?.drop();
+    await deployment?.stop();
   });
 
   const user = () => `cl-${randomBytes(4).toString('hex')}`;
@@ -56,7 +42,7 @@ describe('auth on a three-master Redis Cluster', () => {
     await register(auth.url, name, 'cluster-pass-1');
     for (let i = 0; i < 6; i++) await login(auth.url, name, 'cluster-pass-1');
     const holders = await Promise.all(
-      cluster.nodes.map(async ({ port }) => {
+      deployment.cluster.nodes.map(async ({ port }) => {
         const node = new Redis({ port, host: '127.0.0.1' });
         const keys = await node.keys('session:*');
         node.disconnect();
@@ -136,7 +122,9 @@ describe('auth on a three-master Redis Cluster', () => {
     expect(sessions).toHaveLength(6);
     expect(sessions.filter((session) => session.current)).toHaveLength(1);
 
-    const nodes = cluster.nodes.map(({ port }) => new Redis({ port, host: '127.0.0.1' }));
+    const nodes = deployment.cluster.nodes.map(
+      ({ port }) => new Redis({ port, host: '127.0.0.1' }),
+    );
     try {
       const owners = await Promise.all(nodes.map((node) => node.keys('*')));
       for (const token of tokens) {
