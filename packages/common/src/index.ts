@@ -50,5 +50,6 @@ export { redisEnv, redisEnvRules, redisSettingsFrom } from './redis-settings.js'
 export type {} from './request-logger.js';
 export { serve } from './serve.js';
 export { listeningMessage } from './service-urls.js';
+export { sharedSecrets } from './shared-secrets.js';
 export { onShutdownSignals, shutdownGracefully } from './shutdown.js';
 export { runService } from './startup.js';
