@@ -52,4 +52,5 @@ export { serve } from './serve.js';
 export { listeningMessage } from './service-urls.js';
 export { sharedSecrets } from './shared-secrets.js';
 export { onShutdownSignals, shutdownGracefully } from './shutdown.js';
+export { openCursor, signCursor } from './signed-cursor.js';
 export { runService } from './startup.js';
