@@ -116,52 +116,66 @@ async function commitToStream(a: RunningServer, b: RunningServer, count: number)
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
 }
 
-/** Order create and keyed create of this checkout against `before` (BENCH_COMPARE_ROOT's), in turns. */
-async function againstBefore(
-  before: RunningServer,
+type Case = (typeof cases)[number];
+
+/**
+ * One create case of ours against a baseline server, in turns: `plain` sends
+ * the baseline no Idempotency-Key (the old server has none).
+ */
+async function createsAgainst(
+  c: Case,
+  baseline: { server: RunningServer; label: string; plain?: true },
   ours: RunningServer,
   settings: BenchSettings,
   dbCpu: () => Promise<number>,
-): Promise<ResultRow[]> {
-  const rows: ResultRow[] = [];
-  for (const c of cases) {
-    progress(`events: ${c.name} against BENCH_COMPARE_ROOT`);
-    const request = {
-      name: c.name,
-      path: '/api/order/create',
-      connections: 32,
-      method: 'POST' as const,
-      body: ORDER,
-      keyed: c.keyed,
-    };
-    const [base, mine] = await inTurns(settings.quick ? 1 : 3, [
-      () => measure(before, request, settings, dbCpu),
-      () => measure(ours, request, settings, dbCpu),
-    ]);
-    if (!base || !mine) throw new Error(`${c.name}: measurements missing`);
-    rows.push(
-      row({
-        scenario: `events: ${c.name}`,
-        rps: mine.rps,
-        p50_ms: mine.p50,
-        p99_ms: mine.p99,
-        rss_mb: mine.rss,
-        baseline: 'BENCH_COMPARE_ROOT (the same create, no events)',
-        baseline_rps: base.rps,
-        ratio: pairedRatio(mine, base),
-        cpu: {
-          ours: mine.cpuUs ?? 0,
-          baseline: base.cpuUs ?? 0,
-          db: mine.dbCpuUs ?? 0,
-          baselineDb: base.dbCpuUs ?? 0,
-        },
-        cpu_ratio: pairedCpuRatio(mine, base),
-        target: 'reported',
-        met: null,
-      }),
-    );
-  }
-  return rows;
+  goal?: { ratioAtLeast: number; cpuRatioAtMost?: number },
+): Promise<ResultRow> {
+  progress(`events: ${c.name} against ${baseline.label}`);
+  const request = {
+    name: c.name,
+    path: '/api/order/create',
+    connections: 32,
+    method: 'POST' as const,
+    body: ORDER,
+    keyed: c.keyed,
+  };
+  const [base, mine] = await inTurns(settings.quick ? 1 : 3, [
+    () =>
+      measure(
+        baseline.server,
+        baseline.plain ? { ...request, keyed: undefined } : request,
+        settings,
+        dbCpu,
+      ),
+    () => measure(ours, request, settings, dbCpu),
+  ]);
+  if (!base || !mine) throw new Error(`${c.name}: measurements missing`);
+  progress(
+    `  ours ${mine.rps.toFixed(0)} rps (${mine.cpuUs?.toFixed(0)} us cpu/req, db ${mine.dbCpuUs?.toFixed(0)} us) vs ${base.rps.toFixed(0)} rps (${base.cpuUs?.toFixed(0)} us, db ${base.dbCpuUs?.toFixed(0)} us)`,
+  );
+  return row({
+    scenario: `events: ${c.name}`,
+    rps: mine.rps,
+    p50_ms: mine.p50,
+    p99_ms: mine.p99,
+    rss_mb: mine.rss,
+    baseline: baseline.label,
+    baseline_rps: base.rps,
+    ratio: pairedRatio(mine, base),
+    cpu: {
+      ours: mine.cpuUs ?? 0,
+      baseline: base.cpuUs ?? 0,
+      db: mine.dbCpuUs ?? 0,
+      baselineDb: base.dbCpuUs ?? 0,
+    },
+    cpu_ratio: pairedCpuRatio(mine, base),
+    ...(goal
+      ? {
+          target: `>= ${goal.ratioAtLeast}x rps${goal.cpuRatioAtMost ? `, <= ${goal.cpuRatioAtMost}x cpu/req` : ''}`,
+          goal,
+        }
+      : { target: 'reported', met: null }),
+  });
 }
 
 /** Scenario: what events cost order create, and how fast they reach webhooks and streams. */
@@ -186,47 +200,19 @@ export async function eventsCost(settings: BenchSettings): Promise<ResultRow[]> 
       })
     : undefined;
   try {
-    if (before) rows.push(...(await againstBefore(before, ours, settings, dbCpu)));
+    const beforeLabel = 'BENCH_COMPARE_ROOT (the same create, no events)';
+    for (const c of before ? cases : []) {
+      const baseline = { server: before as RunningServer, label: beforeLabel };
+      rows.push(await createsAgainst(c, baseline, ours, settings, dbCpu));
+    }
     for (const c of cases) {
-      progress(`events: ${c.name}`);
-      const request = {
-        name: c.name,
-        path: '/api/order/create',
-        connections: 32,
-        method: 'POST' as const,
-        body: ORDER,
-        keyed: c.keyed,
+      const baseline = {
+        server: legacy,
+        label: "old server's plain create (no events, no keys)",
+        plain: true as const,
       };
-      const [base, mine] = await inTurns(settings.quick ? 1 : 3, [
-        () => measure(legacy, { ...request, keyed: undefined }, settings, dbCpu),
-        () => measure(ours, request, settings, dbCpu),
-      ]);
-      if (!base || !mine) throw new Error(`${c.name}: measurements missing`);
-      const cpuRatio = pairedCpuRatio(mine, base);
-      rows.push(
-        row({
-          scenario: `events: ${c.name}`,
-          rps: mine.rps,
-          p50_ms: mine.p50,
-          p99_ms: mine.p99,
-          rss_mb: mine.rss,
-          baseline: "old server's plain create (no events, no keys)",
-          baseline_rps: base.rps,
-          ratio: pairedRatio(mine, base),
-          cpu: {
-            ours: mine.cpuUs ?? 0,
-            baseline: base.cpuUs ?? 0,
-            db: mine.dbCpuUs ?? 0,
-            baselineDb: base.dbCpuUs ?? 0,
-          },
-          cpu_ratio: cpuRatio,
-          target: `>= ${c.ratio}x rps${c.cpu ? `, <= ${c.cpu}x cpu/req` : ''}`,
-          goal: { ratioAtLeast: c.ratio, cpuRatioAtMost: c.cpu },
-        }),
-      );
-      progress(
-        `  ours ${mine.rps.toFixed(0)} rps (${mine.cpuUs?.toFixed(0)} us cpu/req, db ${mine.dbCpuUs?.toFixed(0)} us) vs old ${base.rps.toFixed(0)} rps (${base.cpuUs?.toFixed(0)} us, db ${base.dbCpuUs?.toFixed(0)} us)`,
-      );
+      const goal = { ratioAtLeast: c.ratio, cpuRatioAtMost: c.cpu };
+      rows.push(await createsAgainst(c, baseline, ours, settings, dbCpu, goal));
     }
 
     progress('events: webhook delivery throughput');
