@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica,events]`:
+ * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica,events,signing]`:
  * starts what it needs on loopback, seeds its own data (reused when the size
  * matches), prints a progress line per scenario and a table per run, then with
  * several runs one table of their medians and spreads, written to
@@ -15,6 +15,7 @@ import { loginStorm } from './scenarios/login.js';
 import { metricsCost } from './scenarios/metrics-cost.js';
 import { platformLists } from './scenarios/platform-lists.js';
 import { replicaLists } from './scenarios/replica-lists.js';
+import { signingCost } from './scenarios/signing.js';
 
 const settings = benchSettings(process.argv.slice(2));
 const started = Date.now();
@@ -28,6 +29,7 @@ const scenarios = {
   metrics: metricsCost,
   replica: replicaLists,
   events: eventsCost,
+  signing: signingCost,
 };
 const runs: ResultRow[][] = [];
 for (let run = 1; run <= settings.runs; run++) {

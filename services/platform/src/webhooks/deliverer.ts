@@ -1,6 +1,7 @@
+import type { KeyObject } from 'node:crypto';
 import type { Logger } from '@svc/common';
 import type { EventRepository } from '../events/event.repository.js';
-import { signature } from './signature.js';
+import { signature, signingKey } from './signature.js';
 import type { Claimed, Receiver, WebhookRepository } from './webhook.repository.js';
 import { postEvent } from './webhook-post.js';
 
@@ -50,6 +51,7 @@ export function webhookDeliverer(
   /** One attempt; a delivered one is added to `delivered` (by status), to be recorded with the others of its claim. */
   async function attempt(
     receiver: Receiver,
+    key: KeyObject,
     claimed: Claimed,
     body: Buffer | undefined,
     delivered: Map<number, number[]>,
@@ -64,7 +66,7 @@ export function webhookDeliverer(
             'user-agent': 'platform-webhooks/1',
             'webhook-id': id,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': signature(receiver.secret, id, timestamp, body),
+            'webhook-signature': signature(key, id, timestamp, body),
           },
           body,
           allowPrivate,
@@ -93,6 +95,7 @@ export function webhookDeliverer(
 
   /** Claims and sends the webhook's due deliveries until none is left. */
   async function drain(receiver: Receiver): Promise<void> {
+    const key = signingKey(receiver.secret);
     for (;;) {
       const claimed = await webhooks.claim(receiver.id, CLAIM_ROWS, LEASE_SECONDS);
       if (claimed.length === 0) return;
@@ -101,7 +104,7 @@ export function webhookDeliverer(
       const delivered = new Map<number, number[]>();
       const worker = async () => {
         for (let next = queue.shift(); next; next = queue.shift()) {
-          await attempt(receiver, next, bodies.get(next.eventId)?.json, delivered);
+          await attempt(receiver, key, next, bodies.get(next.eventId)?.json, delivered);
         }
       };
       await Promise.all(Array.from({ length: PER_WEBHOOK }, worker));
