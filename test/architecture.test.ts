@@ -24,7 +24,7 @@ const stepsOf = (walk: string) => [...walk.matchAll(/^\d+\. `([\w./-]+\.ts)`/gm)
 /**
  * The walk under `heading` names, one step each, exactly the files that ran
  * while `send`'s request was served (traced by walkFiles). On a failure the
- * message holds the traced list, ready to paste.
+ * message holds the traced list, ready to paste. Resolves to the answer's body.
  */
 async function expectWalk(
   app: keyof Omit<WalkApps, 'close'>,
@@ -33,13 +33,15 @@ async function expectWalk(
   warmUp?: Send,
 ) {
   const walk = await walkFiles(apps[app], send, warmUp);
+  // Every walk is of a request that succeeds: a failure's trace would be another walk.
+  expect(walk.status, walk.body).toBe(200);
   // A missing section counts as an empty walk, so the failure still shows what ran.
   const documented = architecture.includes(`## ${heading}`) ? stepsOf(section(heading)) : [];
-  const traced = walk.files.map((file) => `1. \`${file}\`:`).join('\n');
+  const traced = walk.files.map((file, i) => `${i + 1}. \`${file}\`:`).join('\n');
   expect(documented, `"${heading}" ran these files, in this order:\n${traced}\n`).toEqual(
     walk.files,
   );
-  return { status: walk.status, body: JSON.parse(walk.body) };
+  return JSON.parse(walk.body);
 }
 
 const tracked = (dir: string) =>
@@ -93,7 +95,7 @@ describe('docs/ARCHITECTURE.md walks, traced from the code', () => {
   it('order create without a key', async () => {
     const serviceId = await serviceToOrder();
     const create: Send = (base) => postJson(`${base}/api/order/create`, order(serviceId));
-    const { body } = await expectWalk('platform', 'Walk: order create without a key', create);
+    const body = await expectWalk('platform', 'Walk: order create without a key', create);
     expect(body).toMatchObject({ ...ok, data: { id: expect.any(Number) } });
   });
 
@@ -105,7 +107,7 @@ describe('docs/ARCHITECTURE.md walks, traced from the code', () => {
         postJson(`${base}/api/order/create`, order(serviceId), { 'Idempotency-Key': key });
     const heading = 'Walk: order create with an Idempotency-Key';
     const [key, warmUpKey] = [`walk-${Date.now()}`, `walk-warm-up-${Date.now()}`];
-    const { body } = await expectWalk('platform', heading, create(key), create(warmUpKey));
+    const body = await expectWalk('platform', heading, create(key), create(warmUpKey));
     expect(body).toMatchObject({ ...ok, data: { id: expect.any(Number) } });
   });
 
@@ -118,7 +120,7 @@ describe('docs/ARCHITECTURE.md walks, traced from the code', () => {
     const cursor = first.headers.get('x-next-cursor');
     expect(cursor).toMatch(/^[\w-]+$/);
     const next: Send = (base) => fetch(`${base}/api/order/list?pageSize=1&cursor=${cursor}`);
-    const { body } = await expectWalk('platform', 'Walk: order list with a cursor', next);
+    const body = await expectWalk('platform', 'Walk: order list with a cursor', next);
     expect(body).toMatchObject({ ...ok, data: [{ service_id: serviceId }] });
   });
 
@@ -136,7 +138,7 @@ describe('docs/ARCHITECTURE.md walks, traced from the code', () => {
       (base) =>
         fetch(`${base}/api/order/complete/${id}`, { method: 'PUT' });
     const [id, warmUpId] = ids as [number, number];
-    const { body } = await expectWalk(
+    const body = await expectWalk(
       'platform',
       'Walk: order complete',
       complete(id),
@@ -153,7 +155,7 @@ describe('docs/ARCHITECTURE.md walks, traced from the code', () => {
     );
     const device = { 'X-Device-Token': first.body.data.deviceToken };
     const login: Send = (base) => postJson(`${base}/api/user/login`, credentials, device);
-    const { body } = await expectWalk('auth', 'Walk: auth login', login);
+    const body = await expectWalk('auth', 'Walk: auth login', login);
     expect(body).toMatchObject({ ...ok, message: '登录成功', data: { token: expect.any(String) } });
   });
 });

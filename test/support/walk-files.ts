@@ -73,7 +73,8 @@ export const answer = <Body>(app: Express, send: Send) =>
  * request (by default `send` itself), is served first: the walk is then a
  * running service's (pool connections open, caches filled), and the functions
  * it ran get a breakpoint that never pauses but notes its file, which gives
- * the order in which the walked request first entered each file.
+ * the order in which the walked request first entered each file (a file that
+ * the warm-up did not run comes last).
  */
 export async function walkFiles(app: Express, send: Send, warmUp: Send = send): Promise<Walk> {
   const session = new Session();
