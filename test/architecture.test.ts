@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { setupTestServers } from '@svc/test-kit';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postJson, type WalkApps, walkApps } from './support/walk-apps.js';
+import { answer, type Send, walkFiles } from './support/walk-files.js';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -15,12 +18,31 @@ function section(heading: string): string {
   return architecture.slice(start, end === -1 ? undefined : end);
 }
 
-/** The `src/…` files a walk names, in order, as paths from the repository root. */
-const filesOf = (walk: string, service: string) =>
-  [...walk.matchAll(/`(src\/[\w./-]+\.ts)`/g)].map((match) => `services/${service}/${match[1]}`);
+/** The files a walk's numbered steps name, each step's first word, as paths from the repository root. */
+const stepsOf = (walk: string) => [...walk.matchAll(/^\d+\. `([\w./-]+\.ts)`/gm)].map((m) => m[1]!);
 
-/** Source files of a package, without whitespace, so formatting never hides a fact. */
-const compact = (path: string) => read(path).replace(/\s+/g, '');
+/**
+ * The walk under `heading` names, one step each, exactly the files that ran
+ * while `send`'s request was served (traced by walkFiles). On a failure the
+ * message holds the traced list, ready to paste. Resolves to the answer's body.
+ */
+async function expectWalk(
+  app: keyof Omit<WalkApps, 'close'>,
+  heading: string,
+  send: Send,
+  warmUp?: Send,
+) {
+  const walk = await walkFiles(apps[app], send, warmUp);
+  // Every walk is of a request that succeeds: a failure's trace would be another walk.
+  expect(walk.status, walk.body).toBe(200);
+  // A missing section counts as an empty walk, so the failure still shows what ran.
+  const documented = architecture.includes(`## ${heading}`) ? stepsOf(section(heading)) : [];
+  const traced = walk.files.map((file, i) => `${i + 1}. \`${file}\`:`).join('\n');
+  expect(documented, `"${heading}" ran these files, in this order:\n${traced}\n`).toEqual(
+    walk.files,
+  );
+  return JSON.parse(walk.body);
+}
 
 const tracked = (dir: string) =>
   execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', dir], {
@@ -30,66 +52,115 @@ const tracked = (dir: string) =>
     .split('\n')
     .filter((path) => path.endsWith('.ts') && existsSync(join(root, path)));
 
-describe('docs/ARCHITECTURE.md', () => {
-  it('walks order complete from the router to the driver call, file by file', () => {
-    const walk = section('One platform route');
-    expect(filesOf(walk, 'platform')).toEqual([
-      'services/platform/src/orders/order.router.ts',
-      'services/platform/src/app.ts',
-      'services/platform/src/orders/order.handlers.ts',
-      'services/platform/src/orders/order.repository.ts',
-      'services/platform/src/events/outbox.ts',
-      'services/platform/src/db/database.ts',
-      'services/platform/src/http/errors.ts',
-    ]);
-    expect(walk).toContain('`packages/common/src/mysql-database.ts`');
-    expect(walk).toContain('`packages/common/src/mysql-statements.ts`');
-    expect(compact('services/platform/src/orders/order.router.ts')).toContain(
-      ".route('/api/order/complete/:id').put(adminOnly,json,complete).all(onlyPut)",
-    );
-    expect(compact('services/platform/src/app.ts')).toContain('orderRouter(orders,routerDeps())');
-    expect(compact('services/platform/src/orders/order.handlers.ts')).toContain(
-      'awaitorders.complete(parseInput(pathId,req.params.id));',
-    );
-    const repository = read('services/platform/src/orders/order.repository.ts');
-    expect(repository).toContain("db.change(statusChange(ORDER_EVENTS, id, 1, 'order.completed'))");
-    expect(repository).toContain("throw new NotFoundError('order', id)");
-    expect(read('services/platform/src/events/outbox.ts')).toContain('WHERE id = ? FOR UPDATE`');
-    expect(compact('services/platform/src/db/database.ts')).toContain(
-      'const[locked]=(awaitdb.transaction(statements))asunknown[][];',
-    );
-    expect(compact('packages/common/src/mysql-database.ts')).toContain(
-      'transaction:(statements)=>mapped(transactionWithin(pool,queryTimeoutMs,statements))',
-    );
-    const statements = read('packages/common/src/mysql-statements.ts');
-    expect(compact('packages/common/src/mysql-statements.ts')).toContain(
-      "'STARTTRANSACTION',...statements.map((statement)=>statement.sql),'COMMIT',",
-    );
-    expect(statements).toContain('else conn.query({ sql, values, rowsAsArray }, done);');
+let apps: WalkApps;
+beforeAll(async () => {
+  const stopServers = await setupTestServers();
+  apps = await walkApps();
+  return async () => {
+    await apps.close();
+    await stopServers();
+  };
+}, 120_000);
+
+const ok = { code: 200 };
+type Created = { data: { id: number } };
+
+/** A merchant and one of its services, made through the API; the service's id. */
+async function serviceToOrder(): Promise<number> {
+  const add = (path: string, body: object) =>
+    answer<Created>(apps.platform, (base) => postJson(`${base}${path}`, body));
+  const merchant = await add('/api/merchant/add', {
+    name: '张三家政',
+    address: '北京市朝阳区1号',
+    phone: '13800138000',
+  });
+  const service = await add('/api/service/add', {
+    name: '日常保洁',
+    price: 150,
+    category: '保洁',
+    image_url: 'https://img.example/clean.png',
+    stock: 100,
+    merchant_id: merchant.body.data.id,
+  });
+  return service.body.data.id;
+}
+
+const order = (serviceId: number) => ({
+  user_name: '李四',
+  user_phone: '13912345678',
+  service_id: serviceId,
+});
+
+describe('docs/ARCHITECTURE.md walks, traced from the code', () => {
+  it('order create without a key', async () => {
+    const serviceId = await serviceToOrder();
+    const create: Send = (base) => postJson(`${base}/api/order/create`, order(serviceId));
+    const body = await expectWalk('platform', 'Walk: order create without a key', create);
+    expect(body).toMatchObject({ ...ok, data: { id: expect.any(Number) } });
   });
 
-  it('walks login through files that exist and hold what the walk says', () => {
-    const walk = section('One auth route');
-    const files = filesOf(walk, 'auth');
-    expect(files.slice(0, 2)).toEqual([
-      'services/auth/src/users/user.router.ts',
-      'services/auth/src/app.ts',
-    ]);
-    for (const file of files) expect(existsSync(join(root, file)), file).toBe(true);
-    expect(files).toContain('services/auth/src/sessions/session.repository.ts');
-    expect(compact('services/auth/src/users/user.router.ts')).toContain(
-      "router.post('/api/user/login',json,handlers.login)",
-    );
-    expect(read('services/auth/src/users/user.repository.ts')).toContain(
-      'SELECT id, username, password, roles FROM users WHERE username = ?',
-    );
-    expect(walk).toContain('`packages/session-guard/src/session-store.ts`');
-    expect(read('services/auth/src/sessions/session.repository.ts')).toContain(
-      'fromRedis(store.create(',
-    );
-    expect(read('packages/session-guard/src/user-index.ts')).toContain('srandmember(index');
+  it('order create with an Idempotency-Key', async () => {
+    const serviceId = await serviceToOrder();
+    const create =
+      (key: string): Send =>
+      (base) =>
+        postJson(`${base}/api/order/create`, order(serviceId), { 'Idempotency-Key': key });
+    const heading = 'Walk: order create with an Idempotency-Key';
+    const [key, warmUpKey] = [`walk-${Date.now()}`, `walk-warm-up-${Date.now()}`];
+    const body = await expectWalk('platform', heading, create(key), create(warmUpKey));
+    expect(body).toMatchObject({ ...ok, data: { id: expect.any(Number) } });
   });
 
+  it('order list with a cursor', async () => {
+    const serviceId = await serviceToOrder();
+    for (let i = 0; i < 3; i++) {
+      await answer(apps.platform, (base) => postJson(`${base}/api/order/create`, order(serviceId)));
+    }
+    const first = await answer(apps.platform, (base) => fetch(`${base}/api/order/list?pageSize=1`));
+    const cursor = first.headers.get('x-next-cursor');
+    expect(cursor).toMatch(/^[\w-]+$/);
+    const next: Send = (base) => fetch(`${base}/api/order/list?pageSize=1&cursor=${cursor}`);
+    const body = await expectWalk('platform', 'Walk: order list with a cursor', next);
+    expect(body).toMatchObject({ ...ok, data: [{ service_id: serviceId }] });
+  });
+
+  it('order complete', async () => {
+    const serviceId = await serviceToOrder();
+    const ids: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const created = await answer<Created>(apps.platform, (base) =>
+        postJson(`${base}/api/order/create`, order(serviceId)),
+      );
+      ids.push(created.body.data.id);
+    }
+    const complete =
+      (id: number): Send =>
+      (base) =>
+        fetch(`${base}/api/order/complete/${id}`, { method: 'PUT' });
+    const [id, warmUpId] = ids as [number, number];
+    const body = await expectWalk(
+      'platform',
+      'Walk: order complete',
+      complete(id),
+      complete(warmUpId),
+    );
+    expect(body).toEqual({ code: 200, msg: '订单已完成!' });
+  });
+
+  it('auth login', async () => {
+    const credentials = { username: `walk_${Date.now()}`, password: 'walk-password-1' };
+    await answer(apps.auth, (base) => postJson(`${base}/api/user/register`, credentials));
+    const first = await answer<{ data: { deviceToken: string } }>(apps.auth, (base) =>
+      postJson(`${base}/api/user/login`, credentials),
+    );
+    const device = { 'X-Device-Token': first.body.data.deviceToken };
+    const login: Send = (base) => postJson(`${base}/api/user/login`, credentials, device);
+    const body = await expectWalk('auth', 'Walk: auth login', login);
+    expect(body).toMatchObject({ ...ok, message: '登录成功', data: { token: expect.any(String) } });
+  });
+});
+
+describe('the code', () => {
   it('keeps the data layers free of HTTP: no import of http/ from db/, lists/ or a repository', () => {
     const dataFiles = [
       ...tracked('services/platform/src/db'),
