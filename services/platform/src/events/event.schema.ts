@@ -26,6 +26,7 @@ export const feedQuery = z.object({
     description: `only events of these types, comma-separated: ${EVENT_TYPES.join(', ')}`,
   }),
 });
+
 export const streamQuery = feedQuery.omit({ limit: true });
 
 /** An event as the feed and the stream carry it. */

@@ -14,7 +14,7 @@ const url = z
   .meta({ format: 'uri', description: 'where events are POSTed: http or https' })
   .transform((text) => new URL(text));
 
-/** Absent or null is every type. */
+/** Absent or null is every type; null is read as absent, so the document's type stays the array. */
 const types = z.preprocess(
   (input) => input ?? undefined,
   z
@@ -46,7 +46,7 @@ export const webhookWithSecret = z.strictObject({
 
 const NOT_AN_ID = 'id must be a positive integer';
 
-/** Nine digits at most, so the id needs no upper bound. */
+/** Nine digits at most: `z.number()`, as `z.int()` would write its 2^53 bound into the document. */
 export const webhookParams = z.object({
   id: z
     .preprocess(textAsNumber(/^\d{1,9}$/), z.number(NOT_AN_ID).min(1, NOT_AN_ID))
