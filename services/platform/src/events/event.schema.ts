@@ -1,45 +1,29 @@
 import { z } from 'zod';
-import { Invalid, rule } from '../input/fields.js';
+import { limitField } from '../input/fields.js';
 import { BAD_AFTER, BAD_LIMIT, BAD_TYPE } from './event.messages.js';
-import { EVENT_TYPES, type EventType } from './outbox.js';
+import { EVENT_TYPES } from './outbox.js';
 
 const EVENT_ID = /^\d{1,15}$/;
 
 /** An event id as a client sends it back: digits, within JavaScript's exact integers. */
-export const eventId = (text: string) =>
-  rule((input) =>
-    typeof input === 'string' && EVENT_ID.test(input) ? Number(input) : new Invalid(text),
-  );
+export const eventId = (text: string) => z.string(text).regex(EVENT_ID, text).transform(Number);
 
-const limit = rule((input) => {
-  if (input === undefined) return 100;
-  const value = typeof input === 'string' && /^\d{1,3}$/.test(input) ? Number(input) : 0;
-  return value >= 1 && value <= 500 ? value : new Invalid(BAD_LIMIT);
-});
-
-const isType = (text: string): text is EventType =>
-  (EVENT_TYPES as readonly string[]).includes(text);
-
-const types = rule((input): EventType[] | Invalid => {
-  const names = typeof input === 'string' ? input.split(',') : [];
-  return names.length > 0 && names.every(isType) ? [...new Set(names)] : new Invalid(BAD_TYPE);
-});
+/** Comma-separated names, each once. */
+const types = z
+  .string(BAD_TYPE)
+  .transform((text) => [...new Set(text.split(','))])
+  .pipe(z.array(z.enum(EVENT_TYPES, BAD_TYPE)));
 
 /** GET /api/events and GET /api/events/stream: `after`, `type`; the feed also takes `limit`. */
 export const feedQuery = z.object({
   after: eventId(BAD_AFTER).optional().meta({
     description: 'the id of the last event the client has: events with a greater id follow',
-    type: 'string',
-    pattern: EVENT_ID.source,
   }),
-  limit: limit.optional().meta({
+  limit: limitField(BAD_LIMIT).optional().meta({
     description: 'events in the answer, 1 to 500 (100 when absent)',
-    type: 'string',
-    pattern: '^\\d{1,3}$',
   }),
   type: types.optional().meta({
     description: `only events of these types, comma-separated: ${EVENT_TYPES.join(', ')}`,
-    type: 'string',
   }),
 });
 

@@ -1,33 +1,26 @@
+import { z } from 'zod';
 import type { Page } from '../db/page.js';
-import { asInteger, INT_MAX, Invalid, isBlank, rule } from '../input/fields.js';
+import { digitsAsNumber, INT_MAX, isBlank } from '../input/fields.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
 
-const page = rule((input) => {
-  if (isBlank(input)) return undefined;
-  const value = asInteger(input);
-  return value !== undefined && value >= 1 && value <= INT_MAX
-    ? value
-    : new Invalid('page must be a positive integer');
-})
-  .optional()
-  .meta({ type: 'integer', minimum: 1, maximum: INT_MAX, description: 'the page, from 1' });
+const PAGE_TEXT = 'page must be a positive integer';
+const PAGE_SIZE_TEXT = `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
-const pageSize = rule((input) => {
-  if (isBlank(input)) return undefined;
-  const value = asInteger(input);
-  return value !== undefined && value >= 1 && value <= MAX_PAGE_SIZE
-    ? value
-    : new Invalid(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-})
-  .optional()
-  .meta({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE_SIZE,
-    description: `rows per page, default ${DEFAULT_PAGE_SIZE}`,
-  });
+/** Omitted or empty is no value; digits are a number. */
+const asNumber = (input: unknown) => (isBlank(input) ? undefined : digitsAsNumber(input));
+
+const page = z
+  .preprocess(asNumber, z.int(PAGE_TEXT).min(1, PAGE_TEXT).max(INT_MAX, PAGE_TEXT).optional())
+  .meta({ description: 'the page, from 1' });
+
+const pageSize = z
+  .preprocess(
+    asNumber,
+    z.int(PAGE_SIZE_TEXT).min(1, PAGE_SIZE_TEXT).max(MAX_PAGE_SIZE, PAGE_SIZE_TEXT).optional(),
+  )
+  .meta({ description: `rows per page, default ${DEFAULT_PAGE_SIZE}` });
 
 /** The optional `page` and `pageSize` of every list query. */
 export const pageQuery = { page, pageSize };

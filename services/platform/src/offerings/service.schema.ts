@@ -8,26 +8,23 @@ import {
 } from '../api-docs/reply-schemas.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
 import {
+  digitsAsNumber,
   INT_MAX,
-  Invalid,
   idField,
+  isBlank,
   optionalText,
-  priceField,
   requiredText,
-  rule,
-  stockField,
 } from '../input/fields.js';
 import { pageQuery, toPage } from '../lists/list-query.js';
 import { SERVICE_ADDED, SERVICE_PUBLISHED, SERVICE_UNPUBLISHED } from './service.messages.js';
 
 /** Absent, empty and `all` mean every category. */
-const category = rule((input) => {
-  if (input === undefined || input === '' || input === 'all') return undefined;
-  return typeof input === 'string' ? input : new Invalid('category must be a single text value');
-})
-  .optional()
+const category = z
+  .preprocess(
+    (input) => (input === '' || input === 'all' ? undefined : input),
+    z.string('category must be a single text value').optional(),
+  )
   .meta({
-    type: 'string',
     description: 'only this category, matched exactly; absent, empty or all lists every category',
     examples: ['保洁'],
   });
@@ -45,15 +42,62 @@ export const serviceListQuery = serviceListParams.transform((query) => ({
   page: toPage(query),
 }));
 
+const PRICE_MAX = 99_999_999.99;
+const PRICE = /^\d+(\.\d{1,2})?$/;
+const PRICE_TEXT = 'price must be a non-negative number with at most 2 decimals';
+
+/**
+ * A DECIMAL(10,2) amount, kept as text so no float ever rounds it. Its checks
+ * are refinements, which the document does not show: `.meta()` says what it
+ * accepts, bounds before pattern as clients have read them.
+ */
+const price = z.preprocess(
+  (input) => (typeof input === 'number' ? String(input) : input),
+  z
+    .string({ error: (issue) => (isBlank(issue.input) ? 'price is required' : PRICE_TEXT) })
+    .refine((text) => text !== '', { error: 'price is required', abort: true })
+    .trim()
+    .refine((text) => PRICE.test(text), { error: PRICE_TEXT, abort: true })
+    .refine((text) => Number(text) <= PRICE_MAX, `price must be at most ${PRICE_MAX}`)
+    .meta({
+      type: ['number', 'string'],
+      minimum: 0,
+      maximum: PRICE_MAX,
+      pattern: PRICE.source,
+      description: `0 to ${PRICE_MAX} with at most 2 decimals, as a JSON number or a numeric string`,
+    }),
+);
+
+const STOCK_TEXT = 'stock must be a non-negative integer';
+
+/**
+ * Omitted, null or empty is the column default 0. Not `z.int()`: it refuses
+ * integers past 2^53 with its own text, where a stock that large is "at most".
+ */
+const stock = z
+  .preprocess(
+    (input) => (isBlank(input) ? 0 : digitsAsNumber(input)),
+    z
+      .number(STOCK_TEXT)
+      .refine(Number.isInteger, { error: STOCK_TEXT, abort: true })
+      .min(0, STOCK_TEXT)
+      .max(INT_MAX, `stock must be at most ${INT_MAX}`)
+      .meta({
+        type: ['integer', 'string', 'null'],
+        description: 'omitted, null or empty is 0; a JSON number or a digit string',
+      }),
+  )
+  .default(0);
+
 /** A `status` in the body is dropped: a service starts off the shelf. */
 export const newService = z.object(
   {
     merchant_id: idField('merchant_id'),
     name: requiredText('name', 100),
-    price: priceField,
+    price,
     category: requiredText('category', 50),
     image_url: optionalText('image_url', 200),
-    stock: stockField,
+    stock,
   },
   { error: NOT_AN_OBJECT },
 );

@@ -7,7 +7,7 @@ import {
   timestamp,
 } from '../api-docs/reply-schemas.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
-import { Invalid, idField, isBlank, requiredText, rule } from '../input/fields.js';
+import { idField, isBlank, requiredText } from '../input/fields.js';
 import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../lists/list-query.js';
 import {
   CURSOR_MALFORMED,
@@ -16,35 +16,28 @@ import {
   ORDER_CREATED,
 } from './order.messages.js';
 
-const STATUSES = ['0', '1', '2'];
-
 /** Absent or empty lists every order. */
-const status = rule((input) => {
-  if (input === undefined || input === '') return undefined;
-  return typeof input === 'string' && STATUSES.includes(input)
-    ? Number(input)
-    : new Invalid('status must be 0, 1 or 2');
-})
-  .optional()
+const status = z
+  .preprocess(
+    (input) => (input === '' ? undefined : input),
+    z.enum(['0', '1', '2'], 'status must be 0, 1 or 2').transform(Number).optional(),
+  )
   .meta({
     type: 'integer',
-    enum: STATUSES.map(Number),
+    enum: [0, 1, 2],
     description: 'only orders with this status; absent or empty lists every order',
   });
 
-const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,100}$/;
-
 /** Its signature is checked by the handler, which knows the secret. */
-const cursor = rule((input) => {
-  if (isBlank(input)) return undefined;
-  return typeof input === 'string' && CURSOR_TEXT.test(input)
-    ? input
-    : new Invalid(CURSOR_MALFORMED);
-})
-  .optional()
+const cursor = z
+  .preprocess(
+    (input) => (isBlank(input) ? undefined : input),
+    z
+      .string(CURSOR_MALFORMED)
+      .regex(/^[A-Za-z0-9_-]{1,100}$/, CURSOR_MALFORMED)
+      .optional(),
+  )
   .meta({
-    type: 'string',
-    pattern: CURSOR_TEXT.source,
     description:
       'the X-Next-Cursor of the page before: the next pageSize rows after it, in the list of the status it was made with',
   });

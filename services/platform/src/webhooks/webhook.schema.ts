@@ -1,37 +1,29 @@
 import { z } from 'zod';
 import { rowId } from '../api-docs/reply-schemas.js';
-import { EVENT_TYPES, type EventType } from '../events/outbox.js';
+import { EVENT_TYPES } from '../events/outbox.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
-import { Invalid, rule } from '../input/fields.js';
+import { limitField, textAsNumber } from '../input/fields.js';
 import { BAD_DELIVERY_LIMIT, BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
 
-const isType = (text: unknown): text is EventType =>
-  (EVENT_TYPES as readonly unknown[]).includes(text);
+const isWebUrl = (text: string) =>
+  text.length <= 2048 && URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
 
-const url = rule((input) => {
-  if (typeof input !== 'string' || input.length > 2048) return new Invalid(BAD_URL);
-  try {
-    const parsed = new URL(input);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:'
-      ? parsed
-      : new Invalid(BAD_URL);
-  } catch {
-    return new Invalid(BAD_URL);
-  }
-}).meta({ type: 'string', format: 'uri', description: 'where events are POSTed: http or https' });
+const url = z
+  .string(BAD_URL)
+  .refine(isWebUrl, BAD_URL)
+  .meta({ format: 'uri', description: 'where events are POSTed: http or https' })
+  .transform((text) => new URL(text));
 
-const types = rule((input): EventType[] | null | Invalid => {
-  if (input === undefined || input === null) return null;
-  return Array.isArray(input) && input.length > 0 && input.every(isType)
-    ? [...new Set(input)]
-    : new Invalid(BAD_TYPES);
-})
-  .optional()
-  .meta({
-    type: 'array',
-    items: { type: 'string', enum: [...EVENT_TYPES] },
-    description: 'the event types to send; absent or null for every type',
-  });
+/** Absent or null is every type; null is read as absent, so the document's type stays the array. */
+const types = z.preprocess(
+  (input) => input ?? undefined,
+  z
+    .array(z.enum(EVENT_TYPES, BAD_TYPES), BAD_TYPES)
+    .refine((names) => names.length > 0, BAD_TYPES)
+    .meta({ description: 'the event types to send; absent or null for every type' })
+    .transform((names) => [...new Set(names)])
+    .optional(),
+);
 
 /** POST /api/webhooks */
 export const newWebhook = z.object({ url, types }, { error: NOT_AN_OBJECT });
@@ -52,36 +44,23 @@ export const webhookWithSecret = z.strictObject({
     .meta({ description: 'the signing secret, shown only here: `whsec_` and base64' }),
 });
 
+const NOT_AN_ID = 'id must be a positive integer';
+
+/** Nine digits at most: `z.number()`, as `z.int()` would write its 2^53 bound into the document. */
 export const webhookParams = z.object({
-  id: rule((input) =>
-    typeof input === 'string' && /^\d{1,9}$/.test(input) && Number(input) > 0
-      ? Number(input)
-      : new Invalid('id must be a positive integer'),
-  ).meta({ type: 'integer', minimum: 1 }),
+  id: z
+    .preprocess(textAsNumber(/^\d{1,9}$/), z.number(NOT_AN_ID).min(1, NOT_AN_ID))
+    .meta({ type: 'integer' }),
 });
 
 export const deliveryQuery = z.object({
-  status: rule((input) =>
-    input === 'pending' || input === 'delivered' || input === 'failed'
-      ? input
-      : new Invalid(BAD_STATUS),
-  )
+  status: z
+    .enum(['pending', 'delivered', 'failed'], BAD_STATUS)
     .optional()
-    .meta({
-      type: 'string',
-      enum: ['pending', 'delivered', 'failed'],
-      description: 'only deliveries of this status',
-    }),
-  limit: rule((input) => {
-    const value = typeof input === 'string' && /^\d{1,3}$/.test(input) ? Number(input) : 0;
-    return value >= 1 && value <= 500 ? value : new Invalid(BAD_DELIVERY_LIMIT);
-  })
+    .meta({ description: 'only deliveries of this status' }),
+  limit: limitField(BAD_DELIVERY_LIMIT)
     .optional()
-    .meta({
-      type: 'string',
-      pattern: '^\\d{1,3}$',
-      description: 'deliveries in the answer, 1 to 500 (100 when absent)',
-    }),
+    .meta({ description: 'deliveries in the answer, 1 to 500 (100 when absent)' }),
 });
 
 const time = z.iso.datetime();
