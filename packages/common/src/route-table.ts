@@ -1,6 +1,6 @@
 import { type RequestHandler, Router } from 'express';
 
-export type RouteMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+type RouteMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
 /** One entry of a service's route table as Express takes it: its middleware in order, the handler last. */
 export interface TableRoute {

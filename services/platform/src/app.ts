@@ -17,7 +17,7 @@ import { messageBody } from './http/envelopes.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
-import { failureEnvelopes, specRouter, statusRouter } from './http/routes.js';
+import { failureEnvelopes, type RouteMiddleware, specRouter, statusRouter } from './http/routes.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { createOnce } from './idempotency/create-once.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps): Express {
   const keys = idempotencyRepository(db, deps.idempotencyTtlSeconds ?? 86_400);
   const once = createOnce(keys);
   // Each route reads its own body, so a broken one is answered in that route's envelope.
-  const middleware = {
+  const middleware: RouteMiddleware = {
     json: express.json({ limit: `${bodyLimitKb}kb` }),
     adminOnly: adminOnly(adminToken),
   };
