@@ -31,10 +31,10 @@ const tracked = (dir: string) =>
     .filter((path) => path.endsWith('.ts') && existsSync(join(root, path)));
 
 describe('docs/ARCHITECTURE.md', () => {
-  it('walks order complete from the router to the driver call, file by file', () => {
+  it('walks order complete from the route table to the driver call, file by file', () => {
     const walk = section('One platform route');
     expect(filesOf(walk, 'platform')).toEqual([
-      'services/platform/src/orders/order.router.ts',
+      'services/platform/src/orders/order.routes.ts',
       'services/platform/src/app.ts',
       'services/platform/src/orders/order.handlers.ts',
       'services/platform/src/orders/order.repository.ts',
@@ -44,10 +44,12 @@ describe('docs/ARCHITECTURE.md', () => {
     ]);
     expect(walk).toContain('`packages/common/src/mysql-database.ts`');
     expect(walk).toContain('`packages/common/src/mysql-statements.ts`');
-    expect(compact('services/platform/src/orders/order.router.ts')).toContain(
-      ".route('/api/order/complete/:id').put(adminOnly,json,complete).all(onlyPut)",
+    expect(compact('services/platform/src/orders/order.routes.ts')).toContain(
+      "path:'/api/order/complete/:id',handler:(h)=>h.complete,",
     );
-    expect(compact('services/platform/src/app.ts')).toContain('orderRouter(orders,routerDeps())');
+    expect(compact('services/platform/src/app.ts')).toContain(
+      'specRouter(orderRoutes,orderHandlers(orders,routerDeps()),middleware)',
+    );
     expect(compact('services/platform/src/orders/order.handlers.ts')).toContain(
       'awaitorders.complete(parseInput(pathId,req.params.id));',
     );
@@ -72,13 +74,13 @@ describe('docs/ARCHITECTURE.md', () => {
     const walk = section('One auth route');
     const files = filesOf(walk, 'auth');
     expect(files.slice(0, 2)).toEqual([
-      'services/auth/src/users/user.router.ts',
+      'services/auth/src/users/user.routes.ts',
       'services/auth/src/app.ts',
     ]);
     for (const file of files) expect(existsSync(join(root, file)), file).toBe(true);
     expect(files).toContain('services/auth/src/sessions/session.repository.ts');
-    expect(compact('services/auth/src/users/user.router.ts')).toContain(
-      "router.post('/api/user/login',json,handlers.login)",
+    expect(compact('services/auth/src/users/user.routes.ts')).toContain(
+      "path:'/api/user/login',handler:(h)=>h.login,",
     );
     expect(read('services/auth/src/users/user.repository.ts')).toContain(
       'SELECT id, username, password, roles FROM users WHERE username = ?',
