@@ -48,6 +48,7 @@ export { fromRedis } from './redis-commands.js';
 export { redisEnv, redisEnvRules, redisSettingsFrom } from './redis-settings.js';
 // Declares req.id and req.log on every Express request of the services.
 export type {} from './request-logger.js';
+export { type TableRoute, tableRouter } from './route-table.js';
 export { serve } from './serve.js';
 export { listeningMessage } from './service-urls.js';
 export { sharedSecrets } from './shared-secrets.js';

@@ -14,18 +14,21 @@ import { authMetrics } from './auth-metrics.js';
 import { type AuthSettings, defaultSettings } from './config.js';
 import { messageBody } from './http/envelope.js';
 import { errorHandler, notFound } from './http/errors.js';
-import type { RouterDeps } from './http/router-deps.js';
+import { type RouteMiddleware, routerOf } from './http/routes.js';
 import { openApiDocument } from './openapi.js';
 import { secretRepository } from './security/secret.repository.js';
+import { securityEventHandlers } from './security/security-event.handlers.js';
 import { securityEventRepository } from './security/security-event.repository.js';
-import { securityEventRouter } from './security/security-event.router.js';
+import { securityEventRoutes } from './security/security-event.routes.js';
 import { securityLog } from './security/security-log.js';
+import { sessionHandlers } from './sessions/session.handlers.js';
 import { sessionRepository } from './sessions/session.repository.js';
-import { sessionRouter } from './sessions/session.router.js';
+import { sessionRoutes } from './sessions/session.routes.js';
 import { sessionGuard } from './sessions/session-guard.js';
 import { loginLimiter } from './users/login-limiter.js';
+import { userHandlers } from './users/user.handlers.js';
 import { userRepository } from './users/user.repository.js';
-import { userRouter } from './users/user.router.js';
+import { userRoutes } from './users/user.routes.js';
 
 interface AppDeps {
   pool: Pool;
@@ -73,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   const { sliding, tokenTtl: ttlSeconds, touchSeconds } = settings;
   const guard = sessionGuard({ ...layout, sliding, ttlSeconds, touchSeconds }, observe?.guard);
   // Each route reads its own body, so a refused one is still counted under the route.
-  const routerDeps: RouterDeps = { json: express.json({ limit: `${bodyLimitKb}kb` }), guard };
+  const middleware: RouteMiddleware = { json: express.json({ limit: `${bodyLimitKb}kb` }), guard };
 
   const app = createBaseApp({ logger, metrics, metricsRoute, exposedHeaders: EXPOSED_HEADERS });
   app.set('trust proxy', settings.trustProxy);
@@ -82,14 +85,15 @@ export function createApp(deps: AppDeps): Express {
   const warnings = deps.redisWarnings;
   app.use(healthRouter(checks, { envelope: messageBody, notReady, warnings }));
   const { login: onLogin, passwordCheck: onPasswordCheck } = observe ?? {};
+  const userData = { users, sessions, limiter, secrets, securityLog: log, settings };
+  // One router per route table (http/routes.ts).
   app.use(
-    userRouter(
-      { users, sessions, limiter, secrets, securityLog: log, settings, onLogin, onPasswordCheck },
-      routerDeps,
-    ),
+    routerOf(userRoutes, userHandlers({ ...userData, onLogin, onPasswordCheck }), middleware),
   );
-  app.use(sessionRouter(sessions, log, routerDeps));
-  app.use(securityEventRouter({ events, users, secrets }, routerDeps));
+  app.use(routerOf(sessionRoutes, sessionHandlers(sessions, log), middleware));
+  app.use(
+    routerOf(securityEventRoutes, securityEventHandlers({ events, users, secrets }), middleware),
+  );
   app.use(docsRouter(openApiDocument));
   app.use(notFound);
   app.use(errorHandler);

@@ -2,16 +2,17 @@ import { buildOpenApi, type OpenApiDocument, type OperationDoc } from '@svc/comm
 import { documentDocs, version } from './api-docs/document.docs.js';
 import { healthDocs } from './api-docs/health.docs.js';
 import { notFoundBody } from './api-docs/responses.docs.js';
-import { NOT_FOUND } from './http/messages.js';
-import { securityEventDocs } from './security/security-event.docs.js';
-import { sessionDocs } from './sessions/session.docs.js';
-import { userDocs } from './users/user.docs.js';
+import { METHOD_NOT_ALLOWED, NOT_FOUND } from './http/messages.js';
+import { operationOf } from './http/routes.js';
+import { securityEventRoutes } from './security/security-event.routes.js';
+import { sessionRoutes } from './sessions/session.routes.js';
+import { userRoutes } from './users/user.routes.js';
 
 /** Every route the service serves, with the zod schemas that validate and describe it. */
 export const authOperations: OperationDoc[] = [
-  ...userDocs,
-  ...sessionDocs,
-  ...securityEventDocs,
+  ...userRoutes.map(operationOf),
+  ...sessionRoutes.map(operationOf),
+  ...securityEventRoutes.map(operationOf),
   ...healthDocs,
   ...documentDocs,
 ];
@@ -19,7 +20,9 @@ export const authOperations: OperationDoc[] = [
 const description = `Register, log in and hold a session; the guard's routes take the token in
 \`Authorization: Bearer <token>\` (read first; exactly \`Bearer\` and one space) or in \`token: <token>\`.
 Every answer is \`{ code, message, data? }\` with the HTTP status equal to \`code\`, and every answer
-carries an \`X-Request-Id\`. A path or method not listed here answers 404 \`{ code: 404, message: 'Not Found' }\`.`;
+carries an \`X-Request-Id\`. A path not listed here answers 404 \`{ code: 404, message: '${NOT_FOUND}' }\`;
+a listed path asked with another method answers 405 \`{ code: 405, message: '${METHOD_NOT_ALLOWED}' }\`
+with \`Allow\` naming its methods.`;
 
 const securitySchemes = {
   bearer: {
@@ -41,7 +44,7 @@ export const openApiDocument: OpenApiDocument = buildOpenApi({
   operations: authOperations,
   securitySchemes,
   notFound: {
-    description: 'No route for this path and method.',
+    description: 'No route for this path.',
     schema: notFoundBody,
     example: { code: 404, message: NOT_FOUND },
   },

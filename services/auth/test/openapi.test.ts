@@ -51,6 +51,29 @@ describe('routes and document', () => {
     }
   });
 
+  it.each([
+    ['put', '/api/user/login', 'POST'],
+    ['post', '/api/user/me', 'GET, HEAD'],
+    ['put', '/api/user/sessions', 'DELETE, GET, HEAD'],
+    ['get', '/api/user/sessions/abc', 'DELETE'],
+    ['delete', '/api/user/security-events', 'GET, HEAD'],
+  ] as const)(
+    'answers %s %s with a JSON 405 allowing %s, before body and guard',
+    async (method, path, allow) => {
+      const res = await request(app())
+        [method](path)
+        .set('Content-Type', 'application/json')
+        .send('{"username":');
+      expect([res.status, res.body]).toEqual([405, { code: 405, message: 'Method Not Allowed' }]);
+      expect(res.headers.allow).toBe(allow);
+    },
+  );
+
+  it('answers a path no route serves with the JSON 404, whatever the method', async () => {
+    const res = await request(app()).put('/api/user/nothing');
+    expect([res.status, res.body]).toEqual([404, NOT_FOUND]);
+  });
+
   it('serves the document at /openapi.json and a reference at /docs', async () => {
     const res = await request(app()).get('/openapi.json');
     expect(res.status).toBe(200);

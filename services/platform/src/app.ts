@@ -9,28 +9,34 @@ import {
 import express, { type Express } from 'express';
 import { platformDatabase } from './db/database.js';
 import type { ReplicaSet } from './db/replica-set.js';
-import { eventRouter } from './events/event.router.js';
+import { eventHandlers } from './events/event.handlers.js';
+import { eventRoutes } from './events/event.routes.js';
 import { type EventOutbox, eventOutbox } from './events/event-outbox.js';
 import { adminOnly } from './http/admin-token.js';
 import { messageBody } from './http/envelopes.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
+import { failureEnvelopes, type RouteMiddleware, specRouter, statusRouter } from './http/routes.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { createOnce } from './idempotency/create-once.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { createSlots } from './lists/slots.js';
+import { merchantHandlers } from './merchants/merchant.handlers.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
-import { merchantRouter } from './merchants/merchant.router.js';
+import { merchantRoutes } from './merchants/merchant.routes.js';
+import { serviceHandlers } from './offerings/service.handlers.js';
 import { serviceRepository } from './offerings/service.repository.js';
-import { serviceRouter } from './offerings/service.router.js';
-import { platformDocument, routeDocs, statusRoutes } from './openapi.js';
+import { serviceRoutes } from './offerings/service.routes.js';
+import { platformDocument, specRoutes, statusRoutes } from './openapi.js';
+import { orderHandlers } from './orders/order.handlers.js';
 import { orderRepository } from './orders/order.repository.js';
-import { orderRouter } from './orders/order.router.js';
+import { orderRoutes } from './orders/order.routes.js';
 import { platformMetrics } from './platform-metrics.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
+import { webhookHandlers } from './webhooks/webhook.handlers.js';
 import { webhookRepository } from './webhooks/webhook.repository.js';
-import { webhookRouter } from './webhooks/webhook.router.js';
+import { webhookRoutes } from './webhooks/webhook.routes.js';
 
 export interface AppDeps {
   pool: Pool;
@@ -75,13 +81,14 @@ export function createApp(deps: AppDeps): Express {
   const db = platformDatabase(pool, queryTimeoutMs, deps.replicas?.reads);
   const keys = idempotencyRepository(db, deps.idempotencyTtlSeconds ?? 86_400);
   const once = createOnce(keys);
-  // Each spec route reads its own body, so a broken one is answered in that route's envelope.
-  const json = express.json({ limit: `${bodyLimitKb}kb` });
-  const admin = adminOnly(adminToken);
+  // Each route reads its own body, so a broken one is answered in that route's envelope.
+  const middleware: RouteMiddleware = {
+    json: express.json({ limit: `${bodyLimitKb}kb` }),
+    adminOnly: adminOnly(adminToken),
+  };
+  // Each resource bounds its own whole lists.
   const routerDeps = (): RouterDeps => ({
     wholeLists: createSlots(listConcurrency),
-    json,
-    adminOnly: admin,
     createOnce: once,
   });
 
@@ -101,16 +108,16 @@ export function createApp(deps: AppDeps): Express {
       deps.replicas,
     );
   }
-  app.use(orderRouter(orders, routerDeps()));
-  app.use(merchantRouter(merchantRepository(db, keys), routerDeps()));
-  app.use(serviceRouter(serviceRepository(db, keys), routerDeps()));
-  app.use(eventRouter(outbox, routerDeps()));
-  app.use(
-    webhookRouter(
-      { webhooks: webhookRepository(db), allowPrivate: deps.webhooksAllowPrivate ?? false },
-      routerDeps(),
-    ),
-  );
+  const merchants = merchantRepository(db, keys);
+  const services = serviceRepository(db, keys);
+  const webhooks = webhookRepository(db);
+  const allowPrivate = deps.webhooksAllowPrivate ?? false;
+  // One router per route table (http/routes.ts); the orders first, the busiest.
+  app.use(specRouter(orderRoutes, orderHandlers(orders, routerDeps()), middleware));
+  app.use(specRouter(merchantRoutes, merchantHandlers(merchants, routerDeps()), middleware));
+  app.use(specRouter(serviceRoutes, serviceHandlers(services, routerDeps()), middleware));
+  app.use(statusRouter(eventRoutes, eventHandlers(outbox), middleware));
+  app.use(statusRouter(webhookRoutes, webhookHandlers({ webhooks, allowPrivate }), middleware));
   app.use(
     healthRouter(
       { mysql: () => db.select('SELECT 1') },
@@ -119,6 +126,6 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(docsRouter(platformDocument));
   app.use(notFound);
-  app.use(errorHandler([...routeDocs, ...statusRoutes]));
+  app.use(errorHandler(failureEnvelopes(specRoutes, statusRoutes)));
   return app;
 }

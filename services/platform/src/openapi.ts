@@ -4,14 +4,14 @@ import { buildOpenApi, type OpenApiDocument, type OperationDoc } from '@svc/comm
 import { z } from 'zod';
 import { healthDocs } from './api-docs/health.docs.js';
 import { notFoundBody } from './api-docs/reply-schemas.js';
-import { ADMIN_TOKEN_SCHEME, operationDoc, type RouteDoc } from './api-docs/route-doc.js';
-import { eventDocs } from './events/event.docs.js';
-import { statusEnvelope } from './http/envelopes.js';
+import { ADMIN_TOKEN_SCHEME, operationDocs } from './api-docs/route-doc.js';
+import { statusOperation } from './api-docs/status-route.js';
+import { eventRoutes } from './events/event.routes.js';
 import { NOT_FOUND } from './http/messages.js';
-import { merchantDocs } from './merchants/merchant.docs.js';
-import { serviceDocs } from './offerings/service.docs.js';
-import { orderDocs } from './orders/order.docs.js';
-import { webhookDocs } from './webhooks/webhook.docs.js';
+import { merchantRoutes } from './merchants/merchant.routes.js';
+import { serviceRoutes } from './offerings/service.routes.js';
+import { orderRoutes } from './orders/order.routes.js';
+import { webhookRoutes } from './webhooks/webhook.routes.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -48,20 +48,16 @@ const referenceDocs: OperationDoc[] = [
   },
 ];
 
-/** Every spec route: its document, and the envelope its failures are answered in. */
-export const routeDocs: RouteDoc[] = [...merchantDocs, ...serviceDocs, ...orderDocs];
+/** The spec's routes, each failing in its own envelope at HTTP 200. */
+export const specRoutes = [...merchantRoutes, ...serviceRoutes, ...orderRoutes];
 
 /** The routes outside the spec, whose failures are answered at their HTTP status. */
-export const statusRoutes = [...eventDocs, ...webhookDocs].map(({ path }) => ({
-  path,
-  failure: statusEnvelope,
-}));
+export const statusRoutes = [...eventRoutes, ...webhookRoutes];
 
 /** Every operation of the service, with the zod schemas its requests and answers follow. */
 export const platformOperations: OperationDoc[] = [
-  ...routeDocs.map(operationDoc),
-  ...eventDocs,
-  ...webhookDocs,
+  ...specRoutes.flatMap(operationDocs),
+  ...statusRoutes.map(({ handler, json, ...route }) => statusOperation(route)),
   ...healthDocs,
   ...referenceDocs,
 ];

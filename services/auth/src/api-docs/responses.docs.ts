@@ -5,7 +5,7 @@ import {
   STORE_UNAVAILABLE_MESSAGE,
 } from '@svc/session-guard';
 import { z } from 'zod';
-import { BODY_FAULTS, NOT_FOUND } from '../http/messages.js';
+import { BODY_FAULTS, METHOD_NOT_ALLOWED, NOT_FOUND } from '../http/messages.js';
 import { parseBody } from '../input/parse.js';
 
 /** The two ways to send a token (see securitySchemes in openapi.ts): a guarded route takes either. */
@@ -117,8 +117,16 @@ export const bodyParserFailures: Record<number, ResponseDoc> = {
   ),
 };
 
-/** The answer for every path and method the document does not list. */
+/** The answer for every path the document does not list. */
 export const notFoundBody = envelope(404, z.literal(NOT_FOUND));
+
+/** The answer of a listed path asked with a method it does not list. */
+export const wrongMethod: ResponseDoc = {
+  description: 'The path asked with another method; `Allow` names the methods it takes.',
+  schema: envelope(405, z.literal(METHOD_NOT_ALLOWED)),
+  example: { code: 405, message: METHOD_NOT_ALLOWED },
+  headers: { Allow: { description: "The path's methods.", schema: z.string() } },
+};
 
 /** What every guarded route without a body may answer besides its success. */
 export const guardedFailures: Record<number, ResponseDoc> = {

@@ -2,12 +2,19 @@ import { AppError, BusyError, bodyFaultOf, StoreUnavailableError } from '@svc/co
 import { STORE_UNAVAILABLE_MESSAGE } from '@svc/session-guard';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { messageBody } from './envelope.js';
-import { BODY_FAULTS, INTERNAL_ERROR, NOT_FOUND } from './messages.js';
+import { BODY_FAULTS, INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND } from './messages.js';
 
-/** The JSON 404 of every path and method no route answers. */
+/** The JSON 404 of every path no route answers. */
 export const notFound: RequestHandler = (_req, res) => {
   res.status(404).json(messageBody(404, NOT_FOUND));
 };
+
+/** The 405 of a known path asked with another method; `allow` lists the path's methods. */
+export function methodNotAllowed(allow: string): RequestHandler {
+  return (_req, res) => {
+    res.set('Allow', allow).status(405).json(messageBody(405, METHOD_NOT_ALLOWED));
+  };
+}
 
 /** The status and text an error answers with. */
 function answerFor(err: unknown): { status: number; message: string } {

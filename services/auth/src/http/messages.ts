@@ -6,6 +6,7 @@ import type { BodyFault } from '@svc/common';
  * of @svc/session-guard), so the service and every guard say the same.
  */
 export const NOT_FOUND = 'Not Found';
+export const METHOD_NOT_ALLOWED = 'Method Not Allowed';
 export const INTERNAL_ERROR = '服务器内部错误';
 /** The success of a route that reads. */
 export const FOUND = '获取成功';

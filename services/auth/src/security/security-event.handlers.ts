@@ -12,7 +12,7 @@ import type { SecurityEventRepository, SecurityEventRow } from './security-event
 import { DEFAULT_PAGE_SIZE, securityEventsQuery } from './security-event.schema.js';
 import { RETENTION_MS } from './security-log.js';
 
-export interface SecurityEventDeps {
+interface SecurityEventDeps {
   events: SecurityEventRepository;
   users: UserRepository;
   secrets: SecretRepository;

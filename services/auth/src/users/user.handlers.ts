@@ -35,7 +35,7 @@ import type { UserRepository, UserRow } from './user.repository.js';
 import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
 
 /** What the user handlers work with: the data layer, the settings and a metrics hook. */
-export interface UserHandlerDeps {
+interface UserHandlerDeps {
   users: UserRepository;
   sessions: SessionRepository;
   limiter: LoginLimiter;

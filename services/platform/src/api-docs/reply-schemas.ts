@@ -1,3 +1,4 @@
+import type { ResponseDoc } from '@svc/common';
 import { z } from 'zod';
 import { LISTED, METHOD_NOT_ALLOWED, NOT_FOUND } from '../http/messages.js';
 import { INT_MAX } from '../input/fields.js';
@@ -36,10 +37,18 @@ export const notFoundBody = z.strictObject({
 });
 
 /** A known path asked with another method: HTTP 405. */
-export const methodNotAllowedBody = z.strictObject({
+const methodNotAllowedBody = z.strictObject({
   code: z.literal(405),
   message: z.literal(METHOD_NOT_ALLOWED),
 });
+
+/** The 405 every route's path answers to another method (http/errors.ts). */
+export const wrongMethod: ResponseDoc = {
+  description: 'The path asked with another method; Allow names the methods it takes',
+  schema: methodNotAllowedBody,
+  example: { code: 405, message: METHOD_NOT_ALLOWED },
+  headers: { Allow: { description: "the path's methods", schema: z.string() } },
+};
 
 /** The header of a page; without page and pageSize the whole list comes back and no header. */
 export const pageHeaders = {

@@ -1,17 +1,12 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
-import {
-  ADMIN_TOKEN_REQUIRED,
-  LISTS_BUSY,
-  METHOD_NOT_ALLOWED,
-  WRITE_CONFLICT,
-} from '../http/messages.js';
+import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, WRITE_CONFLICT } from '../http/messages.js';
 import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
 import type { DocumentedFailure, FailureCode } from './failure-envelopes.js';
-import { methodNotAllowedBody } from './reply-schemas.js';
+import { wrongMethod } from './reply-schemas.js';
 
 /**
- * A spec route as the API document shows it, in its resource's `*.docs.ts`:
+ * A spec route as the API document shows it, in its resource's `*.routes.ts`:
  * the schemas are the ones its handler parses with and its answers fit, and
  * `failure` is the envelope the service's error middleware answers its
  * failures in.
@@ -19,6 +14,8 @@ import { methodNotAllowedBody } from './reply-schemas.js';
 export interface RouteDoc {
   method: 'get' | 'post' | 'put';
   path: string;
+  /** Older paths that answer the same, each with the client that still calls it. */
+  aliases?: Record<string, string>;
   summary: string;
   tags: string[];
   params?: z.ZodObject;
@@ -50,8 +47,19 @@ export const ADMIN_TOKEN_SCHEME = 'adminToken';
 const ADMIN_NOTE =
   'An administrator route: while the service runs with PLATFORM_ADMIN_TOKEN set, it takes `Authorization: Bearer <PLATFORM_ADMIN_TOKEN>` and answers code 401 (`administrator token required`, at HTTP 200) without it. With the variable unset it is open, as the spec has it.';
 
+/** The route's path and each alias (`The same as GET /api/order/list, for …`) as OpenAPI operations. */
+export function operationDocs(route: RouteDoc): OperationDoc[] {
+  const same = `The same as ${route.method.toUpperCase()} ${route.path}, for`;
+  const aliases = Object.entries(route.aliases ?? {}).map(([path, client]) => ({
+    ...route,
+    path,
+    summary: `${same} ${client}`,
+  }));
+  return [route, ...aliases].map(operationDoc);
+}
+
 /** The route as an OpenAPI operation: every outcome at HTTP 200, and the 405 of its path. */
-export function operationDoc(route: RouteDoc): OperationDoc {
+function operationDoc(route: RouteDoc): OperationDoc {
   const { failure, reply, replyExample, admin } = route;
   const failureTexts = admin
     ? { ...route.failureTexts, 401: ADMIN_TOKEN_REQUIRED }
@@ -79,12 +87,7 @@ export function operationDoc(route: RouteDoc): OperationDoc {
         example: replyExample,
         headers: route.replyHeaders,
       },
-      405: {
-        description: 'The path asked with another method; Allow names the methods it takes',
-        schema: methodNotAllowedBody,
-        example: { code: 405, message: METHOD_NOT_ALLOWED },
-        headers: { Allow: { description: "the path's methods", schema: z.string() } },
-      },
+      405: wrongMethod,
     },
   };
   if (admin) {

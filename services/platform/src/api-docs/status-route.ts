@@ -1,7 +1,7 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
-import { ADMIN_TOKEN_REQUIRED, METHOD_NOT_ALLOWED, STORAGE_UNAVAILABLE } from '../http/messages.js';
-import { methodNotAllowedBody } from './reply-schemas.js';
+import { ADMIN_TOKEN_REQUIRED, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import { wrongMethod } from './reply-schemas.js';
 import { ADMIN_TOKEN_SCHEME } from './route-doc.js';
 
 /** What each failure of the events and webhook routes means. */
@@ -40,12 +40,7 @@ export function statusOperation(route: StatusRouteDoc): OperationDoc {
           : undefined,
     };
   }
-  responses[405] = {
-    description: 'The path asked with another method; Allow names the methods it takes',
-    schema: methodNotAllowedBody,
-    example: { code: 405, message: METHOD_NOT_ALLOWED },
-    headers: { Allow: { description: "the path's methods", schema: z.string() } },
-  };
+  responses[405] = wrongMethod;
   return {
     ...operation,
     description: [operation.description, ADMIN_NOTE].filter(Boolean).join('\n\n'),

@@ -8,7 +8,7 @@ import type { EventHub } from './event-hub.js';
 import { streamEvents } from './event-stream.js';
 import type { EventPublisher } from './publisher.js';
 
-export interface EventDeps {
+interface EventDeps {
   events: EventRepository;
   publisher: EventPublisher;
   hub: EventHub;

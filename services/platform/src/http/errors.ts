@@ -62,15 +62,12 @@ const KEY_IN_FLIGHT_RETRY_SECONDS = 1;
 const STORE_RETRY_SECONDS = 1;
 
 /**
- * The service's one error middleware, last in the app. A spec route's failure
- * answers in that route's envelope (`failures`, from the route documents),
- * the outcome in `code`; anything else, outside the spec's routes (probes,
- * the document), is a JSON 500 that names nothing.
+ * The service's one error middleware, last in the app. A route's failure
+ * answers in that route's envelope (`envelopes`, by route path, from the route
+ * tables: http/routes.ts), the outcome in `code`; anything else, outside the
+ * tables (probes, the document), is a JSON 500 that names nothing.
  */
-export function errorHandler(
-  failures: readonly { path: string; failure: FailureEnvelope }[],
-): ErrorRequestHandler {
-  const envelopes = new Map(failures.map(({ path, failure }) => [path, failure]));
+export function errorHandler(envelopes: ReadonlyMap<string, FailureEnvelope>): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) {
       next(err);
@@ -98,10 +95,6 @@ export function methodNotAllowed(allow: string): RequestHandler {
     res.set('Allow', allow).status(405).json(messageBody(405, METHOD_NOT_ALLOWED));
   };
 }
-
-export const onlyGet: RequestHandler = methodNotAllowed('GET, HEAD');
-export const onlyPost: RequestHandler = methodNotAllowed('POST');
-export const onlyPut: RequestHandler = methodNotAllowed('PUT');
 
 /** The JSON 404 of every path no route answers. */
 export const notFound: RequestHandler = (_req, res) => {

@@ -15,7 +15,7 @@ import type { WebhookRepository } from './webhook.repository.js';
 import { deliveryQuery, newWebhook, webhookParams } from './webhook.schema.js';
 import { addressesOf, isPrivateAddress } from './webhook-address.js';
 
-export interface WebhookDeps {
+interface WebhookDeps {
   webhooks: WebhookRepository;
   /** WEBHOOK_ALLOW_PRIVATE */
   allowPrivate: boolean;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type StatusRouteDoc, statusOperation } from '../api-docs/status-route.js';
-import { noSuchRow } from '../http/messages.js';
+import { BODY_FAULTS, NOT_JSON_TYPE, noSuchRow } from '../http/messages.js';
+import type { StatusRoute } from '../http/routes.js';
+import type { webhookHandlers } from './webhook.handlers.js';
 import {
   BAD_STATUS,
   BAD_URL,
@@ -27,10 +28,13 @@ const exampleWebhook = {
 };
 const missing = { 404: noSuchRow('webhook', 9), 400: 'id must be a positive integer' };
 
-const routes: StatusRouteDoc[] = [
+/** The webhook routes, all administrator routes. */
+export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = [
   {
     method: 'post',
     path: '/api/webhooks',
+    json: true,
+    handler: (h) => h.add,
     summary: 'Add a webhook: the events of its types are POSTed to its URL, signed',
     description:
       'Deliveries follow Standard Webhooks: a POST of the event JSON with `webhook-id` (the event id), `webhook-timestamp` (seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body keyed with the secret>`. A 2xx answer within 10 s is delivered; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is failed. At least once: a redelivery carries the same webhook-id. The URL may not reach a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE=true.',
@@ -52,13 +56,14 @@ const routes: StatusRouteDoc[] = [
     },
     failureTexts: {
       400: BAD_URL,
-      413: 'request body is too large',
-      415: 'Content-Type must be application/json',
+      413: BODY_FAULTS['too-large'],
+      415: NOT_JSON_TYPE,
     },
   },
   {
     method: 'get',
     path: '/api/webhooks',
+    handler: (h) => h.list,
     summary: 'The webhooks, without their secrets',
     tags,
     success: {
@@ -75,6 +80,7 @@ const routes: StatusRouteDoc[] = [
   {
     method: 'delete',
     path: '/api/webhooks/:id',
+    handler: (h) => h.remove,
     summary: 'Delete a webhook and its deliveries',
     tags,
     params: webhookParams,
@@ -88,6 +94,7 @@ const routes: StatusRouteDoc[] = [
   {
     method: 'get',
     path: '/api/webhooks/:id/deliveries',
+    handler: (h) => h.deliveries,
     summary:
       "A webhook's deliveries, newest event first (status=failed: the ones whose retries are spent)",
     tags,
@@ -123,6 +130,7 @@ const routes: StatusRouteDoc[] = [
   {
     method: 'post',
     path: '/api/webhooks/:id/retry',
+    handler: (h) => h.retry,
     summary: "Send a webhook's failed deliveries again, with a fresh round of retries",
     tags,
     params: webhookParams,
@@ -138,5 +146,3 @@ const routes: StatusRouteDoc[] = [
     failureTexts: missing,
   },
 ];
-
-export const webhookDocs = routes.map(statusOperation);

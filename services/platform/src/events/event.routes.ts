@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type StatusRouteDoc, statusOperation } from '../api-docs/status-route.js';
+import type { StatusRoute } from '../http/routes.js';
+import type { eventHandlers } from './event.handlers.js';
 import { BAD_AFTER, EVENTS_LISTED, eventsGone } from './event.messages.js';
 import { event, feedQuery, streamQuery } from './event.schema.js';
 
@@ -23,10 +24,12 @@ const exampleEvent = {
   },
 };
 
-const routes: StatusRouteDoc[] = [
+/** The feed and the stream: administrator routes, as events carry phone numbers. */
+export const eventRoutes: StatusRoute<ReturnType<typeof eventHandlers>>[] = [
   {
     method: 'get',
     path: '/api/events',
+    handler: (h) => h.feed,
     summary: 'Events after an id, oldest first (the feed)',
     description:
       'Every change the platform makes is an event, written in the same transaction as the change. Ids are decimal strings, increasing in commit order across every instance. Send the last id you have as `after` to read on; without it the feed starts at the oldest kept event (EVENT_RETENTION_DAYS).',
@@ -53,6 +56,7 @@ const routes: StatusRouteDoc[] = [
   {
     method: 'get',
     path: '/api/events/stream',
+    handler: (h) => h.stream,
     summary: 'Events as they are published, as Server-Sent Events (text/event-stream)',
     description:
       'Each event is written as `id: <id>`, `event: <type>` and `data: <the event JSON>`. The stream starts after `Last-Event-ID` (what browsers send when they reconnect), or `after`, or else with the events published from now on. A comment line comes at least every 15 s. A reader that takes nothing for 10 s while events wait is cut off: reconnect with Last-Event-ID.',
@@ -71,5 +75,3 @@ const routes: StatusRouteDoc[] = [
     failureTexts: { 400: BAD_AFTER, 410: eventsGone(5, 1200) },
   },
 ];
-
-export const eventDocs = routes.map(statusOperation);

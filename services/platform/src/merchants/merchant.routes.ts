@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
 import { pageHeaders } from '../api-docs/reply-schemas.js';
-import type { RouteDoc } from '../api-docs/route-doc.js';
-import { LIST_FAILED, LISTED } from '../http/messages.js';
+import { LIST_FAILED, LISTED, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import type { SpecRoute } from '../http/routes.js';
 import { pathId } from '../input/fields.js';
+import type { merchantHandlers } from './merchant.handlers.js';
 import {
   MERCHANT_ADD_FAILED,
   MERCHANT_ADDED,
@@ -23,11 +24,12 @@ const addFailure = dataEnvelope(MERCHANT_ADD_FAILED);
 const approveFailure = msgEnvelope(MERCHANT_NOT_FOUND);
 const tags = ['merchants'];
 
-/** Each route as the API document shows it. */
-export const merchantDocs: RouteDoc[] = [
+/** The merchant routes: method, path, middleware, handler, envelope and document. */
+export const merchantRoutes: SpecRoute<ReturnType<typeof merchantHandlers>>[] = [
   {
     method: 'get',
     path: '/api/merchant/list',
+    handler: (h) => h.list,
     summary: 'Every merchant in id order, or one page of them',
     tags,
     query: merchantListParams,
@@ -49,11 +51,12 @@ export const merchantDocs: RouteDoc[] = [
     replyHeaders: pageHeaders,
     wholeList: true,
     failure: listFailure,
-    failureTexts: { 400: 'page must be a positive integer', 500: 'storage is unavailable' },
+    failureTexts: { 400: 'page must be a positive integer', 500: STORAGE_UNAVAILABLE },
   },
   {
     method: 'post',
     path: '/api/merchant/add',
+    handler: (h) => h.add,
     summary: 'Add a merchant, under review (status 0)',
     tags,
     admin: true,
@@ -63,11 +66,12 @@ export const merchantDocs: RouteDoc[] = [
     reply: merchantAdded,
     replyExample: { code: 200, message: MERCHANT_ADDED, data: { id: 1 } },
     failure: addFailure,
-    failureTexts: { 400: 'name is required; phone is required', 500: 'storage is unavailable' },
+    failureTexts: { 400: 'name is required; phone is required', 500: STORAGE_UNAVAILABLE },
   },
   {
     method: 'put',
     path: '/api/merchant/approve/:id',
+    handler: (h) => h.approve,
     summary: 'Approve a merchant (status 1)',
     tags,
     admin: true,
@@ -78,7 +82,7 @@ export const merchantDocs: RouteDoc[] = [
     failureTexts: {
       400: 'id must be a positive integer',
       404: 'merchant 999 does not exist',
-      500: 'storage is unavailable',
+      500: STORAGE_UNAVAILABLE,
     },
   },
 ];

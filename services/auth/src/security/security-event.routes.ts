@@ -1,7 +1,9 @@
-import type { OperationDoc, ResponseDoc } from '@svc/common';
+import type { ResponseDoc } from '@svc/common';
 import { z } from 'zod';
-import { envelope, guardedFailures, success, TOKEN_REQUIRED } from '../api-docs/responses.docs.js';
+import { envelope, guardedFailures, success } from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
+import type { AuthRoute } from '../http/routes.js';
+import type { securityEventHandlers } from './security-event.handlers.js';
 import { CURSOR_MALFORMED, PAGE_SIZE_RULE } from './security-event.messages.js';
 import { SECURITY_EVENT_TYPES } from './security-event.repository.js';
 import { securityEventsQuery } from './security-event.schema.js';
@@ -91,13 +93,15 @@ const badQuery: ResponseDoc = {
   example: { code: 400, message: `cursor: ${CURSOR_MALFORMED}` },
 };
 
-export const securityEventDocs: OperationDoc[] = [
+/** A user's own security log: method, path, middleware, handler and document. */
+export const securityEventRoutes: AuthRoute<ReturnType<typeof securityEventHandlers>>[] = [
   {
     method: 'get',
     path: '/api/user/security-events',
+    handler: (h) => h.list,
     summary: "The caller's security log: logins, failures, locks, password changes, ended sessions",
     tags: ['sessions'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     query: securityEventsQuery,
     responses: { ...guardedFailures, 200: page, 400: badQuery },
   },

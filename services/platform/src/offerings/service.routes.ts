@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
 import { pageHeaders } from '../api-docs/reply-schemas.js';
-import type { RouteDoc } from '../api-docs/route-doc.js';
-import { LIST_FAILED, LISTED } from '../http/messages.js';
+import { LIST_FAILED, LISTED, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import type { SpecRoute } from '../http/routes.js';
 import { pathId } from '../input/fields.js';
+import type { serviceHandlers } from './service.handlers.js';
 import {
   SERVICE_ADD_FAILED,
   SERVICE_ADDED,
@@ -25,9 +26,19 @@ const addFailure = dataEnvelope(SERVICE_ADD_FAILED);
 const shelveFailure = msgEnvelope(SERVICE_NOT_FOUND);
 const tags = ['services'];
 
-const shelveDoc = (path: string, summary: string, reply: z.ZodType, msg: string): RouteDoc => ({
+type ServiceRoute = SpecRoute<ReturnType<typeof serviceHandlers>>;
+
+/** Publish (status 1) and unpublish (status 0) differ in path, status and texts only. */
+const shelveRoute = (
+  path: string,
+  status: 0 | 1,
+  summary: string,
+  reply: z.ZodType,
+  msg: string,
+): ServiceRoute => ({
   method: 'put',
   path,
+  handler: (h) => h.shelve(status, msg),
   summary,
   tags,
   admin: true,
@@ -38,15 +49,16 @@ const shelveDoc = (path: string, summary: string, reply: z.ZodType, msg: string)
   failureTexts: {
     400: 'id must be a positive integer',
     404: 'service 999 does not exist',
-    500: 'storage is unavailable',
+    500: STORAGE_UNAVAILABLE,
   },
 });
 
-/** Each route as the API document shows it. */
-export const serviceDocs: RouteDoc[] = [
+/** The service routes: method, path, middleware, handler, envelope and document. */
+export const serviceRoutes: ServiceRoute[] = [
   {
     method: 'get',
     path: '/api/service/list',
+    handler: (h) => h.list,
     summary: 'Every service in id order, off-shelf ones included, with its merchant name',
     tags,
     query: serviceListParams,
@@ -74,12 +86,13 @@ export const serviceDocs: RouteDoc[] = [
     failure: listFailure,
     failureTexts: {
       400: 'pageSize must be an integer from 1 to 100',
-      500: 'storage is unavailable',
+      500: STORAGE_UNAVAILABLE,
     },
   },
   {
     method: 'post',
     path: '/api/service/add',
+    handler: (h) => h.add,
     summary: 'Add a service for a merchant, off the shelf (status 0)',
     tags,
     admin: true,
@@ -101,14 +114,16 @@ export const serviceDocs: RouteDoc[] = [
       500: 'merchant 42 does not exist',
     },
   },
-  shelveDoc(
+  shelveRoute(
     '/api/service/publish/:id',
+    1,
     'Put a service on the shelf (status 1)',
     servicePublished,
     SERVICE_PUBLISHED,
   ),
-  shelveDoc(
+  shelveRoute(
     '/api/service/unpublish/:id',
+    0,
     'Take a service off the shelf (status 0)',
     serviceUnpublished,
     SERVICE_UNPUBLISHED,

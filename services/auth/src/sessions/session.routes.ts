@@ -1,7 +1,8 @@
-import type { OperationDoc } from '@svc/common';
 import { z } from 'zod';
-import { failure, guardedFailures, success, TOKEN_REQUIRED } from '../api-docs/responses.docs.js';
+import { failure, guardedFailures, success } from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
+import type { AuthRoute } from '../http/routes.js';
+import type { sessionHandlers } from './session.handlers.js';
 import {
   ALL_SESSIONS_ENDED,
   OTHER_SESSIONS_ENDED,
@@ -43,13 +44,15 @@ const endedCount = (what: string) => ({
   example: { ended: 2 },
 });
 
-export const sessionDocs: OperationDoc[] = [
+/** A user's own sessions: method, path, middleware, handler and document. */
+export const sessionRoutes: AuthRoute<ReturnType<typeof sessionHandlers>>[] = [
   {
     method: 'get',
     path: '/api/user/sessions',
+    handler: (h) => h.list,
     summary: "The caller's live sessions, newest first",
     tags: ['sessions'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     responses: {
       200: success('Every live session of the caller, newest `createdAt` first.', FOUND, {
         schema: z.array(session),
@@ -61,9 +64,10 @@ export const sessionDocs: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/user/sessions/:id',
+    handler: (h) => h.end,
     summary: "End one of the caller's sessions (the current one: a logout)",
     tags: ['sessions'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     params: z.object({ id: z.string().describe('A session id from GET /api/user/sessions.') }),
     responses: {
       200: success('The session has ended; its token gets 401 from every guard.', SESSION_ENDED),
@@ -78,9 +82,10 @@ export const sessionDocs: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/user/sessions',
+    handler: (h) => h.endOthers,
     summary: 'End every other session of the caller, keeping this one',
     tags: ['sessions'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     responses: {
       200: success('The other sessions have ended.', OTHER_SESSIONS_ENDED, endedCount('others')),
       ...guardedFailures,
@@ -89,9 +94,10 @@ export const sessionDocs: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/user/logout-all',
+    handler: (h) => h.endAll,
     summary: 'End every session of the caller, this one included',
     tags: ['sessions'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     responses: {
       200: success('Every session has ended.', ALL_SESSIONS_ENDED, endedCount('sessions')),
       ...guardedFailures,

@@ -1,4 +1,4 @@
-import type { OperationDoc, ResponseDoc } from '@svc/common';
+import type { ResponseDoc } from '@svc/common';
 import { z } from 'zod';
 import {
   bodyParserFailures,
@@ -10,10 +10,10 @@ import {
   strayBody,
   success,
   TOKEN_OPTIONAL,
-  TOKEN_REQUIRED,
 } from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
-import { DEVICE_TOKEN, deviceTokenField, deviceTokenHeader } from './device-token.docs.js';
+import type { AuthRoute } from '../http/routes.js';
+import type { userHandlers } from './user.handlers.js';
 import {
   LOGGED_IN,
   LOGGED_OUT,
@@ -25,9 +25,15 @@ import {
   WRONG_CREDENTIALS,
   WRONG_OLD_PASSWORD,
 } from './user.messages.js';
+import {
+  DEVICE_TOKEN,
+  deviceTokenHeader,
+  issuedToken,
+  SESSION_TOKEN,
+  sessionStatus,
+  username,
+} from './user.replies.js';
 import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
-
-const username = z.string().describe('The stored spelling of the username.');
 
 /** The login limiter's lock; `Retry-After` says for how long. */
 const locked: ResponseDoc = {
@@ -46,34 +52,12 @@ const locked: ResponseDoc = {
   },
 };
 
-const loggedIn = z.strictObject({
-  loggedIn: z.literal(true),
-  username,
-  expiresIn: z.int().describe('Seconds until the session ends.'),
-});
-const loggedOut = z.strictObject({ loggedIn: z.literal(false) });
-
-/** The data of status: the session, or only that there is none. */
-const sessionStatus = z.discriminatedUnion('loggedIn', [loggedIn, loggedOut]).meta({
-  examples: [{ loggedIn: true, username: 'alice', expiresIn: 3597 }, { loggedIn: false }],
-});
-
-/** The data of login. */
-const issuedToken = z.strictObject({
-  token: z
-    .string()
-    .regex(/^[0-9a-f]{32}(?:[0-9a-f]{32})?$/)
-    .describe('64 hex characters (TOKEN_SCHEME=random) or 32 (TOKEN_SCHEME=md5).'),
-  expiresIn: z.int().positive().describe('The session lifetime in seconds (TOKEN_TTL).'),
-  deviceToken: deviceTokenField,
-});
-
-const TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
-
-export const userDocs: OperationDoc[] = [
+/** The user routes: method, path, middleware, handler and document. */
+export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
   {
     method: 'post',
     path: '/api/user/register',
+    handler: (h) => h.register,
     summary: 'Create an account',
     tags: ['user'],
     body: registerBody,
@@ -92,6 +76,7 @@ export const userDocs: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/user/login',
+    handler: (h) => h.login,
     summary: 'Log in and get a session token',
     tags: ['user'],
     headers: deviceTokenHeader,
@@ -100,7 +85,7 @@ export const userDocs: OperationDoc[] = [
     responses: {
       200: success('A new session; send its token as `Authorization: Bearer <token>`.', LOGGED_IN, {
         schema: issuedToken,
-        example: { token: TOKEN, expiresIn: 3600, deviceToken: DEVICE_TOKEN },
+        example: { token: SESSION_TOKEN, expiresIn: 3600, deviceToken: DEVICE_TOKEN },
       }),
       400: invalidBody(loginBody, [{ username: 'alice' }]),
       401: failure('Unknown username or wrong password.', 401, WRONG_CREDENTIALS),
@@ -112,6 +97,7 @@ export const userDocs: OperationDoc[] = [
   {
     method: 'get',
     path: '/api/user/status',
+    handler: (h) => h.status,
     summary: 'Whether the request carries a live session',
     tags: ['user'],
     security: TOKEN_OPTIONAL,
@@ -128,9 +114,10 @@ export const userDocs: OperationDoc[] = [
   {
     method: 'get',
     path: '/api/user/me',
+    handler: (h) => h.me,
     summary: 'The owner of the session',
     tags: ['user'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     responses: {
       200: success('The session is live.', FOUND, {
         schema: z.strictObject({ username }),
@@ -142,9 +129,10 @@ export const userDocs: OperationDoc[] = [
   {
     method: 'get',
     path: '/api/user/verify',
+    handler: (h) => h.verify,
     summary: 'Forward auth: the guard as a route, for nginx auth_request and services not on Node',
     tags: ['user'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     responses: {
       200: {
         ...success('The session is live; X-Auth-User names its owner.', VERIFIED, {
@@ -164,9 +152,10 @@ export const userDocs: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/user/logout',
+    handler: (h) => h.logout,
     summary: 'End the session of this token',
     tags: ['user'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     responses: {
       200: success('The session has ended.', LOGGED_OUT),
       ...guardedFailures,
@@ -175,9 +164,10 @@ export const userDocs: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/user/change-password',
+    handler: (h) => h.changePassword,
     summary: "Change the password and end the user's sessions",
     tags: ['user'],
-    security: TOKEN_REQUIRED,
+    guard: true,
     body: changePasswordBody,
     bodyExample: { oldPassword: 'correct-horse', newPassword: 'battery-staple' },
     responses: {
