@@ -52,3 +52,4 @@ export { serve } from './serve.js';
 export { listeningMessage } from './service-urls.js';
 export { onShutdownSignals, shutdownGracefully } from './shutdown.js';
 export { runService } from './startup.js';
+export { createWaitQueue } from './wait-queue.js';
