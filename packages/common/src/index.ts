@@ -1,3 +1,4 @@
+export { messageBody } from './answer-body.js';
 export {
   boolVar,
   ConfigError,

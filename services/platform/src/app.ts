@@ -4,6 +4,7 @@ import {
   healthRouter,
   type Logger,
   type Metrics,
+  messageBody,
   type Pool,
 } from '@svc/common';
 import express, { type Express } from 'express';
@@ -12,7 +13,6 @@ import type { ReplicaSet } from './db/replica-set.js';
 import { eventRouter } from './events/event.router.js';
 import { type EventOutbox, eventOutbox } from './events/event-outbox.js';
 import { adminOnly } from './http/admin-token.js';
-import { messageBody } from './http/envelopes.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';

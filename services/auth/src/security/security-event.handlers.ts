@@ -1,6 +1,5 @@
-import { AppError } from '@svc/common';
+import { AppError, messageBody } from '@svc/common';
 import type { Request, RequestHandler, Response } from 'express';
-import { messageBody } from '../http/envelope.js';
 import { FOUND } from '../http/messages.js';
 import { parseQuery } from '../input/parse.js';
 import { sessionOf } from '../sessions/session-guard.js';

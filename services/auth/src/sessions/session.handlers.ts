@@ -1,6 +1,5 @@
-import { AppError } from '@svc/common';
+import { AppError, messageBody } from '@svc/common';
 import type { RequestHandler } from 'express';
-import { messageBody } from '../http/envelope.js';
 import { FOUND } from '../http/messages.js';
 import type { SecurityLog } from '../security/security-log.js';
 import {

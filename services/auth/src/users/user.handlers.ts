@@ -1,4 +1,4 @@
-import { AppError } from '@svc/common';
+import { AppError, messageBody } from '@svc/common';
 import {
   INVALID_TOKEN_MESSAGE,
   isWellFormedToken,
@@ -10,7 +10,6 @@ import type { Request, RequestHandler } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { clientAddress } from '../http/client-address.js';
-import { messageBody } from '../http/envelope.js';
 import { FOUND } from '../http/messages.js';
 import { parseBody } from '../input/parse.js';
 import type { SecretRepository } from '../security/secret.repository.js';

@@ -1,6 +1,5 @@
-import { AppError } from '@svc/common';
+import { AppError, messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
-import { messageBody } from '../http/envelopes.js';
 import { jsonBody, parseInput } from '../input/parse.js';
 import { newSecret } from './signature.js';
 import {
