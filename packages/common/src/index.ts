@@ -45,7 +45,6 @@ export {
   type ResponseDoc,
 } from './openapi.js';
 export { connectRedis, type RedisClient } from './redis.js';
-export { fromRedis } from './redis-commands.js';
 export { redisEnv, redisEnvRules, redisSettingsFrom } from './redis-settings.js';
 // Declares req.id and req.log on every Express request of the services.
 export type {} from './request-logger.js';
