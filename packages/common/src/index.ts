@@ -1,4 +1,5 @@
 export { messageBody } from './answer-body.js';
+export { bearerToken } from './bearer-token.js';
 export {
   boolVar,
   ConfigError,
