@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type StatusRouteDoc, statusOperation } from '../api-docs/status-route.js';
-import { BAD_AFTER, EVENTS_LISTED, eventsGone } from './event.messages.js';
+import { LISTED } from '../http/messages.js';
+import { BAD_AFTER, eventsGone } from './event.messages.js';
 import { event, feedQuery, streamQuery } from './event.schema.js';
 
 const tags = ['events'];
@@ -36,10 +37,10 @@ const routes: StatusRouteDoc[] = [
       description: 'The events; X-Next-Cursor is the last id returned (send it as `after`)',
       schema: z.strictObject({
         code: z.literal(200),
-        message: z.literal(EVENTS_LISTED),
+        message: z.literal(LISTED),
         data: z.array(event),
       }),
-      example: { code: 200, message: EVENTS_LISTED, data: [exampleEvent] },
+      example: { code: 200, message: LISTED, data: [exampleEvent] },
       headers: {
         'X-Next-Cursor': {
           description: 'the id of the last event returned; absent when none was',

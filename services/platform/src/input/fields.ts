@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { notPositive } from '../http/messages.js';
 
 /** The largest value of a MySQL INT column. */
 export const INT_MAX = 2_147_483_647;
 const PRICE_MAX = '99999999.99';
+export const BAD_PRICE = 'price must be a non-negative number with at most 2 decimals';
 const DIGITS = /^\d+$/;
 const PRICE = /^\d+(\.\d{1,2})?$/;
 
@@ -67,9 +69,7 @@ export function idField(field: string) {
   return rule((input) => {
     if (isBlank(input)) return new Invalid(`${field} is required`);
     const id = asInteger(input);
-    return id !== undefined && id >= 1 && id <= INT_MAX
-      ? id
-      : new Invalid(`${field} must be a positive integer`);
+    return id !== undefined && id >= 1 && id <= INT_MAX ? id : new Invalid(notPositive(field));
   }).meta({
     type: ['integer', 'string'],
     minimum: 1,
@@ -81,7 +81,7 @@ export function idField(field: string) {
 /** The `:id` of a path: digits only, a positive INT. */
 export const pathId = rule((input) => {
   const id = typeof input === 'string' && DIGITS.test(input) ? Number(input) : 0;
-  return id >= 1 && id <= INT_MAX ? id : new Invalid('id must be a positive integer');
+  return id >= 1 && id <= INT_MAX ? id : new Invalid(notPositive('id'));
 }).meta({ type: 'integer', minimum: 1, maximum: INT_MAX });
 
 /** A DECIMAL(10,2) amount, kept as text so no float ever rounds it. */
@@ -90,7 +90,7 @@ export const priceField = rule((input) => {
   const text =
     typeof input === 'number' ? String(input) : typeof input === 'string' ? input.trim() : '';
   if (!PRICE.test(text)) {
-    return new Invalid('price must be a non-negative number with at most 2 decimals');
+    return new Invalid(BAD_PRICE);
   }
   return Number(text) <= Number(PRICE_MAX)
     ? text

@@ -1,4 +1,5 @@
 import type { Page } from '../db/page.js';
+import { notPositive } from '../http/messages.js';
 import { asInteger, INT_MAX, Invalid, isBlank, rule } from '../input/fields.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -9,7 +10,7 @@ const page = rule((input) => {
   const value = asInteger(input);
   return value !== undefined && value >= 1 && value <= INT_MAX
     ? value
-    : new Invalid('page must be a positive integer');
+    : new Invalid(notPositive('page'));
 })
   .optional()
   .meta({ type: 'integer', minimum: 1, maximum: INT_MAX, description: 'the page, from 1' });

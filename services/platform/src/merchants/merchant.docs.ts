@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
 import { pageHeaders } from '../api-docs/reply-schemas.js';
 import type { RouteDoc } from '../api-docs/route-doc.js';
-import { LIST_FAILED, LISTED } from '../http/messages.js';
+import { LIST_FAILED, LISTED, notPositive, STORAGE_UNAVAILABLE } from '../http/messages.js';
 import { pathId } from '../input/fields.js';
 import {
   MERCHANT_ADD_FAILED,
@@ -49,7 +49,7 @@ export const merchantDocs: RouteDoc[] = [
     replyHeaders: pageHeaders,
     wholeList: true,
     failure: listFailure,
-    failureTexts: { 400: 'page must be a positive integer', 500: 'storage is unavailable' },
+    failureTexts: { 400: notPositive('page'), 500: STORAGE_UNAVAILABLE },
   },
   {
     method: 'post',
@@ -63,7 +63,7 @@ export const merchantDocs: RouteDoc[] = [
     reply: merchantAdded,
     replyExample: { code: 200, message: MERCHANT_ADDED, data: { id: 1 } },
     failure: addFailure,
-    failureTexts: { 400: 'name is required; phone is required', 500: 'storage is unavailable' },
+    failureTexts: { 400: 'name is required; phone is required', 500: STORAGE_UNAVAILABLE },
   },
   {
     method: 'put',
@@ -76,9 +76,9 @@ export const merchantDocs: RouteDoc[] = [
     replyExample: { code: 200, msg: MERCHANT_APPROVED },
     failure: approveFailure,
     failureTexts: {
-      400: 'id must be a positive integer',
+      400: notPositive('id'),
       404: 'merchant 999 does not exist',
-      500: 'storage is unavailable',
+      500: STORAGE_UNAVAILABLE,
     },
   },
 ];

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
 import { pageHeaders } from '../api-docs/reply-schemas.js';
 import type { RouteDoc } from '../api-docs/route-doc.js';
-import { LIST_FAILED, LISTED } from '../http/messages.js';
-import { pathId } from '../input/fields.js';
+import { LIST_FAILED, LISTED, notPositive, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import { BAD_PRICE, pathId } from '../input/fields.js';
 import {
   SERVICE_ADD_FAILED,
   SERVICE_ADDED,
@@ -36,9 +36,9 @@ const shelveDoc = (path: string, summary: string, reply: z.ZodType, msg: string)
   replyExample: { code: 200, msg },
   failure: shelveFailure,
   failureTexts: {
-    400: 'id must be a positive integer',
+    400: notPositive('id'),
     404: 'service 999 does not exist',
-    500: 'storage is unavailable',
+    500: STORAGE_UNAVAILABLE,
   },
 });
 
@@ -74,7 +74,7 @@ export const serviceDocs: RouteDoc[] = [
     failure: listFailure,
     failureTexts: {
       400: 'pageSize must be an integer from 1 to 100',
-      500: 'storage is unavailable',
+      500: STORAGE_UNAVAILABLE,
     },
   },
   {
@@ -97,7 +97,7 @@ export const serviceDocs: RouteDoc[] = [
     replyExample: { code: 200, message: SERVICE_ADDED, data: { id: 1 } },
     failure: addFailure,
     failureTexts: {
-      400: 'price must be a non-negative number with at most 2 decimals',
+      400: BAD_PRICE,
       500: 'merchant 42 does not exist',
     },
   },

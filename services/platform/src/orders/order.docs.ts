@@ -2,9 +2,17 @@ import { z } from 'zod';
 import { errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
 import { pageHeaders } from '../api-docs/reply-schemas.js';
 import type { RouteDoc } from '../api-docs/route-doc.js';
-import { LIST_FAILED, LISTED, NOT_JSON_TYPE } from '../http/messages.js';
+import {
+  BODY_FAULTS,
+  LIST_FAILED,
+  LISTED,
+  NOT_JSON_TYPE,
+  notPositive,
+  STORAGE_UNAVAILABLE,
+} from '../http/messages.js';
 import { pathId } from '../input/fields.js';
 import {
+  BAD_ORDER_STATUS,
   ORDER_COMPLETED,
   ORDER_CREATE_FAILED,
   ORDER_CREATED,
@@ -65,7 +73,7 @@ const listDoc = (path: string, summary: string): RouteDoc => ({
   },
   wholeList: true,
   failure: listFailure,
-  failureTexts: { 400: 'status must be 0, 1 or 2', 500: 'storage is unavailable' },
+  failureTexts: { 400: BAD_ORDER_STATUS, 500: STORAGE_UNAVAILABLE },
 });
 
 const createDoc = (path: string, summary: string): RouteDoc => ({
@@ -80,7 +88,7 @@ const createDoc = (path: string, summary: string): RouteDoc => ({
   replyExample: { code: 200, message: ORDER_CREATED, data: { id: 1 } },
   failure: createFailure,
   failureTexts: {
-    400: 'request body is not valid JSON',
+    400: BODY_FAULTS.malformed,
     415: NOT_JSON_TYPE,
     500: 'service 42 does not exist',
   },
@@ -107,9 +115,9 @@ export const orderDocs: RouteDoc[] = [
     replyExample: { code: 200, msg: ORDER_COMPLETED },
     failure: completeFailure,
     failureTexts: {
-      400: 'id must be a positive integer',
+      400: notPositive('id'),
       404: 'order 999 does not exist',
-      500: 'storage is unavailable',
+      500: STORAGE_UNAVAILABLE,
     },
   },
 ];

@@ -10,6 +10,7 @@ import { NOT_AN_OBJECT } from '../http/messages.js';
 import { Invalid, idField, isBlank, requiredText, rule } from '../input/fields.js';
 import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../lists/list-query.js';
 import {
+  BAD_ORDER_STATUS,
   CURSOR_MALFORMED,
   CURSOR_WITH_PAGE,
   ORDER_COMPLETED,
@@ -23,7 +24,7 @@ const status = rule((input) => {
   if (input === undefined || input === '') return undefined;
   return typeof input === 'string' && STATUSES.includes(input)
     ? Number(input)
-    : new Invalid('status must be 0, 1 or 2');
+    : new Invalid(BAD_ORDER_STATUS);
 })
   .optional()
   .meta({

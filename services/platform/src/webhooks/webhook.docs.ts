@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { type StatusRouteDoc, statusOperation } from '../api-docs/status-route.js';
-import { noSuchRow } from '../http/messages.js';
+import { BODY_FAULTS, LISTED, noSuchRow, notPositive } from '../http/messages.js';
 import {
   BAD_STATUS,
   BAD_URL,
   WEBHOOK_ADDED,
   WEBHOOK_DELETED,
   WEBHOOK_RETRIED,
-  WEBHOOKS_LISTED,
 } from './webhook.messages.js';
 import {
   delivery,
@@ -25,7 +24,7 @@ const exampleWebhook = {
   types: ['order.created', 'order.completed'],
   createdAt: '2026-11-22T19:15:04.000Z',
 };
-const missing = { 404: noSuchRow('webhook', 9), 400: 'id must be a positive integer' };
+const missing = { 404: noSuchRow('webhook', 9), 400: notPositive('id') };
 
 const routes: StatusRouteDoc[] = [
   {
@@ -52,7 +51,7 @@ const routes: StatusRouteDoc[] = [
     },
     failureTexts: {
       400: BAD_URL,
-      413: 'request body is too large',
+      413: BODY_FAULTS['too-large'],
       415: 'Content-Type must be application/json',
     },
   },
@@ -65,10 +64,10 @@ const routes: StatusRouteDoc[] = [
       description: 'Every webhook, in id order',
       schema: z.strictObject({
         code: z.literal(200),
-        message: z.literal(WEBHOOKS_LISTED),
+        message: z.literal(LISTED),
         data: z.array(webhook),
       }),
-      example: { code: 200, message: WEBHOOKS_LISTED, data: [exampleWebhook] },
+      example: { code: 200, message: LISTED, data: [exampleWebhook] },
     },
     failureTexts: {},
   },
@@ -97,12 +96,12 @@ const routes: StatusRouteDoc[] = [
       description: 'The deliveries',
       schema: z.strictObject({
         code: z.literal(200),
-        message: z.literal(WEBHOOKS_LISTED),
+        message: z.literal(LISTED),
         data: z.array(delivery),
       }),
       example: {
         code: 200,
-        message: WEBHOOKS_LISTED,
+        message: LISTED,
         data: [
           {
             id: 12,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { rowId } from '../api-docs/reply-schemas.js';
 import { EVENT_TYPES, type EventType } from '../events/outbox.js';
-import { NOT_AN_OBJECT } from '../http/messages.js';
+import { BAD_LIMIT, NOT_AN_OBJECT, notPositive } from '../http/messages.js';
 import { Invalid, rule } from '../input/fields.js';
-import { BAD_DELIVERY_LIMIT, BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
+import { BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
 
 const isType = (text: unknown): text is EventType =>
   (EVENT_TYPES as readonly unknown[]).includes(text);
@@ -56,7 +56,7 @@ export const webhookParams = z.object({
   id: rule((input) =>
     typeof input === 'string' && /^\d{1,9}$/.test(input) && Number(input) > 0
       ? Number(input)
-      : new Invalid('id must be a positive integer'),
+      : new Invalid(notPositive('id')),
   ).meta({ type: 'integer', minimum: 1 }),
 });
 
@@ -74,7 +74,7 @@ export const deliveryQuery = z.object({
     }),
   limit: rule((input) => {
     const value = typeof input === 'string' && /^\d{1,3}$/.test(input) ? Number(input) : 0;
-    return value >= 1 && value <= 500 ? value : new Invalid(BAD_DELIVERY_LIMIT);
+    return value >= 1 && value <= 500 ? value : new Invalid(BAD_LIMIT);
   })
     .optional()
     .meta({
