@@ -1,6 +1,6 @@
 import { BusyError } from './errors.js';
 
-export interface WaitQueueOptions {
+interface WaitQueueOptions {
   /** How many hold a slot at once. */
   slots: number;
   /** How many may wait in line; the next is refused at once. Unbounded by default. */
@@ -18,9 +18,9 @@ export interface WaitQueueOptions {
 }
 
 /** Gives the slot back: to the first in line, or to the queue. Once; later calls do nothing. */
-export type Release = () => void;
+type Release = () => void;
 
-export interface WaitQueue {
+interface WaitQueue {
   /** A slot, at once or in turn; rejects with a BusyError when the line is full or the wait too long. */
   take(): Promise<Release>;
   /** The work in a slot, released whatever the work's outcome. */
