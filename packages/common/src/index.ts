@@ -1,3 +1,5 @@
+export { messageBody } from './answer-body.js';
+export { bearerToken } from './bearer-token.js';
 export {
   boolVar,
   ConfigError,
@@ -44,7 +46,6 @@ export {
   type ResponseDoc,
 } from './openapi.js';
 export { connectRedis, type RedisClient } from './redis.js';
-export { fromRedis } from './redis-commands.js';
 export { redisEnv, redisEnvRules, redisSettingsFrom } from './redis-settings.js';
 // Declares req.id and req.log on every Express request of the services.
 export type {} from './request-logger.js';
@@ -55,3 +56,4 @@ export { sharedSecrets } from './shared-secrets.js';
 export { onShutdownSignals, shutdownGracefully } from './shutdown.js';
 export { openCursor, signCursor } from './signed-cursor.js';
 export { runService } from './startup.js';
+export { createWaitQueue } from './wait-queue.js';

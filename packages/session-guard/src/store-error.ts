@@ -3,11 +3,22 @@ export class SessionStoreError extends Error {
   override name = 'SessionStoreError';
 }
 
-/** The work's result, or a SessionStoreError carrying Redis's error as its cause. */
-export async function fromStore<T>(work: Promise<T>): Promise<T> {
+const sessionStoreError = (err: unknown) =>
+  new SessionStoreError('the session store (Redis) failed', { cause: err });
+
+/**
+ * The work's result; its failure (the connection down, a timeout, a refusal)
+ * is `failure(err)`, by default a SessionStoreError carrying Redis's error as
+ * its cause, so an outage never reads as a missing key or a logged-out user.
+ * A host with errors of its own passes the one it answers an outage with.
+ */
+export async function fromStore<T>(
+  work: Promise<T>,
+  failure: (err: unknown) => Error = sessionStoreError,
+): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    throw new SessionStoreError('the session store (Redis) failed', { cause: err });
+    throw failure(err);
   }
 }

@@ -5,6 +5,7 @@ import {
   healthRouter,
   type Logger,
   type Metrics,
+  messageBody,
   type Pool,
   type RedisClient,
 } from '@svc/common';
@@ -12,7 +13,6 @@ import { STORE_UNAVAILABLE_MESSAGE } from '@svc/session-guard';
 import express, { type Express } from 'express';
 import { authMetrics } from './auth-metrics.js';
 import { type AuthSettings, defaultSettings } from './config.js';
-import { messageBody } from './http/envelope.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { type RouteMiddleware, routerOf } from './http/routes.js';
 import { openApiDocument } from './openapi.js';

@@ -4,6 +4,7 @@ import {
   createMetrics,
   createMysqlPool,
   listeningMessage,
+  messageBody,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
@@ -14,7 +15,6 @@ import {
 } from '@svc/common';
 import { createApp } from './app.js';
 import { authSettingsFrom, loadAuthConfig } from './config.js';
-import { messageBody } from './http/envelope.js';
 import { migrationsDir } from './migrations-dir.js';
 import { evictionWarnings } from './redis-eviction.js';
 

@@ -4,6 +4,7 @@ import {
   healthRouter,
   type Logger,
   type Metrics,
+  messageBody,
   type Pool,
 } from '@svc/common';
 import express, { type Express } from 'express';
@@ -13,7 +14,6 @@ import { eventHandlers } from './events/event.handlers.js';
 import { eventRoutes } from './events/event.routes.js';
 import { type EventOutbox, eventOutbox } from './events/event-outbox.js';
 import { adminOnly } from './http/admin-token.js';
-import { messageBody } from './http/envelopes.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';

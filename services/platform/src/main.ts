@@ -3,6 +3,7 @@ import {
   createMetrics,
   createMysqlPool,
   listeningMessage,
+  messageBody,
   migrate,
   mysqlSettingsFrom,
   onShutdownSignals,
@@ -16,7 +17,6 @@ import { platformDatabase } from './db/database.js';
 import { replicaSet } from './db/replica-set.js';
 import { eventOutbox } from './events/event-outbox.js';
 import { sweepOldEvents } from './events/event-sweeper.js';
-import { messageBody } from './http/envelopes.js';
 import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';

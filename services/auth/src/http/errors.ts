@@ -1,7 +1,6 @@
-import { AppError, BusyError, bodyFaultOf, StoreUnavailableError } from '@svc/common';
+import { AppError, BusyError, bodyFaultOf, messageBody, StoreUnavailableError } from '@svc/common';
 import { STORE_UNAVAILABLE_MESSAGE } from '@svc/session-guard';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { messageBody } from './envelope.js';
 import { BODY_FAULTS, INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND } from './messages.js';
 
 /** The JSON 404 of every path no route answers. */

@@ -1,6 +1,5 @@
-import { AppError } from '@svc/common';
-import type { Request, RequestHandler, Response } from 'express';
-import { messageBody } from '../http/envelope.js';
+import { AppError, messageBody } from '@svc/common';
+import type { Request, Response } from 'express';
 import { FOUND } from '../http/messages.js';
 import { parseQuery } from '../input/parse.js';
 import { sessionOf } from '../sessions/session-guard.js';
@@ -38,35 +37,35 @@ function eventOf(row: SecurityEventRow) {
  * One row more than the page is read to know whether a next page exists.
  */
 export function securityEventHandlers({ events, users, secrets }: SecurityEventDeps) {
-  const list: RequestHandler = async (req, res) => {
-    const { pageSize = DEFAULT_PAGE_SIZE, cursor } = parseQuery(securityEventsQuery, req.query);
-    const { username } = sessionOf(req);
-    const [user, secret] = await Promise.all([
-      users.findByUsername(username),
-      secrets.secret('events-cursor'),
-    ]);
-    if (!user) {
-      res.json(messageBody(200, FOUND, []));
-      return;
-    }
-    const after = cursor === undefined ? undefined : decodeEventCursor(secret, cursor, user.id);
-    if (cursor !== undefined && !after) throw new AppError(400, `cursor: ${CURSOR_MALFORMED}`);
-    const since = new Date(Date.now() - RETENTION_MS);
-    const [rows, total] = await Promise.all([
-      events.page(user.id, since, after, pageSize + 1),
-      after ? undefined : events.count(user.id, since),
-    ]);
-    if (total !== undefined) res.set('X-Total-Count', String(total));
-    const last = rows.length > pageSize ? rows[pageSize - 1] : undefined;
-    if (last) {
-      rows.length = pageSize;
-      const next = encodeEventCursor(secret, { userId: user.id, at: last.at, id: last.id });
-      setNextPage(req, res, next);
-    }
-    res.json(messageBody(200, FOUND, rows.map(eventOf)));
+  return {
+    async list(req: Request, res: Response) {
+      const { pageSize = DEFAULT_PAGE_SIZE, cursor } = parseQuery(securityEventsQuery, req.query);
+      const { username } = sessionOf(req);
+      const [user, secret] = await Promise.all([
+        users.findByUsername(username),
+        secrets.secret('events-cursor'),
+      ]);
+      if (!user) {
+        res.json(messageBody(200, FOUND, []));
+        return;
+      }
+      const after = cursor === undefined ? undefined : decodeEventCursor(secret, cursor, user.id);
+      if (cursor !== undefined && !after) throw new AppError(400, `cursor: ${CURSOR_MALFORMED}`);
+      const since = new Date(Date.now() - RETENTION_MS);
+      const [rows, total] = await Promise.all([
+        events.page(user.id, since, after, pageSize + 1),
+        after ? undefined : events.count(user.id, since),
+      ]);
+      if (total !== undefined) res.set('X-Total-Count', String(total));
+      const last = rows.length > pageSize ? rows[pageSize - 1] : undefined;
+      if (last) {
+        rows.length = pageSize;
+        const next = encodeEventCursor(secret, { userId: user.id, at: last.at, id: last.id });
+        setNextPage(req, res, next);
+      }
+      res.json(messageBody(200, FOUND, rows.map(eventOf)));
+    },
   };
-
-  return { list };
 }
 
 /** X-Next-Cursor, and a Link to the same list with the next cursor (RFC 8288). */

@@ -1,4 +1,3 @@
-import { fromRedis } from '@svc/common';
 import {
   type CredentialStamp,
   createUserSessions,
@@ -6,6 +5,7 @@ import {
   SessionStore,
   type SessionStoreOptions,
 } from '@svc/session-guard';
+import { fromRedis } from '../redis-failure.js';
 
 /**
  * Sessions in Redis, in the guard package's key layout (its SessionStore for

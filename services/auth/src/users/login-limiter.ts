@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BusyError, fromRedis, type RedisClient } from '@svc/common';
+import { BusyError, type RedisClient } from '@svc/common';
+import { fromRedis } from '../redis-failure.js';
 import { ADMIT, SETTLE } from './login-limiter-scripts.js';
 
 const LOGIN_FAILURES_PREFIX = 'auth:login-failures:';

@@ -1,5 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { createWaitQueue } from '@svc/common';
 import { md5Hex } from '@svc/session-guard';
 
 /**
@@ -30,22 +31,7 @@ interface ScryptHash {
  * pool, a storm of logins would take every core and slow every guarded request
  * with it; at most this many run at once, and the rest wait their turn.
  */
-const HASH_SLOTS = Math.max(1, availableParallelism() - 1);
-let hashing = 0;
-const waiting: (() => void)[] = [];
-
-async function inHashSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (hashing < HASH_SLOTS) hashing++;
-  else await new Promise<void>((resolve) => waiting.push(resolve));
-  try {
-    return await work();
-  } finally {
-    // The slot passes straight to the next waiter, or is given back.
-    const next = waiting.shift();
-    if (next) next();
-    else hashing--;
-  }
-}
+const hashSlots = createWaitQueue({ slots: Math.max(1, availableParallelism() - 1) });
 
 /**
  * What scrypt gets of a password. scrypt keys an HMAC with it, and HMAC pads a
@@ -62,7 +48,7 @@ function passwordBytes(password: string): Buffer {
 function derive(password: string, salt: Buffer, length: number, cost: ScryptHash['cost']) {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
   const key = passwordBytes(password);
-  return inHashSlot(
+  return hashSlots.run(
     () =>
       new Promise<Buffer>((resolve, reject) => {
         scrypt(key, salt, length, options, (err, derived) =>

@@ -1,4 +1,4 @@
-import { AppError } from '@svc/common';
+import { AppError, messageBody } from '@svc/common';
 import {
   INVALID_TOKEN_MESSAGE,
   isWellFormedToken,
@@ -6,11 +6,10 @@ import {
   randomToken,
   readToken,
 } from '@svc/session-guard';
-import type { Request, RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
 import { clientAddress } from '../http/client-address.js';
-import { messageBody } from '../http/envelope.js';
 import { FOUND } from '../http/messages.js';
 import { parseBody } from '../input/parse.js';
 import type { SecretRepository } from '../security/secret.repository.js';
@@ -48,11 +47,6 @@ interface UserHandlerDeps {
   onPasswordCheck?: () => void;
 }
 
-type UserHandlers = Record<
-  'register' | 'login' | 'status' | 'me' | 'verify' | 'logout' | 'changePassword',
-  RequestHandler
->;
-
 export function userHandlers({
   users,
   sessions,
@@ -62,7 +56,7 @@ export function userHandlers({
   settings,
   onLogin,
   onPasswordCheck,
-}: UserHandlerDeps): UserHandlers {
+}: UserHandlerDeps) {
   const limitedCheck = limitedChecks(limiter, onPasswordCheck);
 
   /** A failed login: logged for a user that exists (and the lock it may have started), counted, refused. */
@@ -82,115 +76,116 @@ export function userHandlers({
     }
   }
 
-  const register: RequestHandler = async (req, res) => {
-    const { username, password } = parseBody(registerBody, req.body);
-    const id = await users.insert(username, await hashPassword(password));
-    if (id === undefined) throw new AppError(409, USERNAME_TAKEN);
-    res.json(messageBody(200, REGISTERED, { id, username }));
-  };
+  return {
+    async register(req: Request, res: Response) {
+      const { username, password } = parseBody(registerBody, req.body);
+      const id = await users.insert(username, await hashPassword(password));
+      if (id === undefined) throw new AppError(409, USERNAME_TAKEN);
+      res.json(messageBody(200, REGISTERED, { id, username }));
+    },
 
-  /*
-   * A login that brings a device token of the user counts against that device
-   * alone; any other counts against its (username, address) pair and the
-   * username's budget across all addresses, and once that budget is spent it is
-   * refused before the password is checked. An unknown username is counted and
-   * refused the same way, so no answer tells whether it exists.
-   */
-  const login: RequestHandler = async (req, res) => {
-    const { username, password } = parseBody(loginBody, req.body);
-    // Before the hash is read: a password change from here on fails this login.
-    const stamp = await sessions.stamp(username);
-    const user = await users.findByUsername(username);
-    const deviceSecret = await secrets.secret('device');
-    const sentDevice = req.get(DEVICE_TOKEN_HEADER);
-    const deviceId = deviceOf(deviceSecret, sentDevice, user?.id);
-    const counted: Counted = deviceId
-      ? { deviceId }
-      : { address: clientAddress(req), account: true };
-    const { verdict, lockStarted } = await limitedCheck(req, res, username, counted, () =>
-      user
-        ? verifyPassword(password, user.password)
-        : burnVerification(password).then(() => ({ ok: false, needsRehash: false })),
-    ).catch((err) => {
-      if (err instanceof AppError && err.status === 429) onLogin?.('locked');
-      throw err;
-    });
-    if (!user || !verdict.ok) return refuse(req, user, lockStarted);
+    /*
+     * A login that brings a device token of the user counts against that device
+     * alone; any other counts against its (username, address) pair and the
+     * username's budget across all addresses, and once that budget is spent it is
+     * refused before the password is checked. An unknown username is counted and
+     * refused the same way, so no answer tells whether it exists.
+     */
+    async login(req: Request, res: Response) {
+      const { username, password } = parseBody(loginBody, req.body);
+      // Before the hash is read: a password change from here on fails this login.
+      const stamp = await sessions.stamp(username);
+      const user = await users.findByUsername(username);
+      const deviceSecret = await secrets.secret('device');
+      const sentDevice = req.get(DEVICE_TOKEN_HEADER);
+      const deviceId = deviceOf(deviceSecret, sentDevice, user?.id);
+      const counted: Counted = deviceId
+        ? { deviceId }
+        : { address: clientAddress(req), account: true };
+      const { verdict, lockStarted } = await limitedCheck(req, res, username, counted, () =>
+        user
+          ? verifyPassword(password, user.password)
+          : burnVerification(password).then(() => ({ ok: false, needsRehash: false })),
+      ).catch((err) => {
+        if (err instanceof AppError && err.status === 429) onLogin?.('locked');
+        throw err;
+      });
+      if (!user || !verdict.ok) return refuse(req, user, lockStarted);
 
-    if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
-    const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
-    const deviceToken = deviceId && sentDevice ? sentDevice : newDeviceToken(deviceSecret, user.id);
-    const session = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
-    // null: the password changed while this login checked the old one.
-    if (session === null) return refuse(req, user, false);
-    // After the session, so the log never shows a login that its answer refused.
-    await securityLog.ofUser(req, user.id, {
-      type: 'login',
-      newDevice: !deviceId,
-      sessionId: session.id,
-    });
-    onLogin?.('success');
-    res.json(messageBody(200, LOGGED_IN, { token, expiresIn: session.expiresIn, deviceToken }));
-  };
+      if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
+      const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
+      const deviceToken =
+        deviceId && sentDevice ? sentDevice : newDeviceToken(deviceSecret, user.id);
+      const session = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
+      // null: the password changed while this login checked the old one.
+      if (session === null) return refuse(req, user, false);
+      // After the session, so the log never shows a login that its answer refused.
+      await securityLog.ofUser(req, user.id, {
+        type: 'login',
+        newDevice: !deviceId,
+        sessionId: session.id,
+      });
+      onLogin?.('success');
+      res.json(messageBody(200, LOGGED_IN, { token, expiresIn: session.expiresIn, deviceToken }));
+    },
 
-  const status: RequestHandler = async (req, res) => {
-    const token = readToken(req.headers);
-    const session =
-      token !== undefined && isWellFormedToken(sessions.scheme, token)
-        ? await sessions.find(token)
-        : null;
-    const data = session
-      ? { loggedIn: true, username: session.username, expiresIn: session.expiresIn }
-      : { loggedIn: false };
-    res.json(messageBody(200, FOUND, data));
-  };
+    async status(req: Request, res: Response) {
+      const token = readToken(req.headers);
+      const session =
+        token !== undefined && isWellFormedToken(sessions.scheme, token)
+          ? await sessions.find(token)
+          : null;
+      const data = session
+        ? { loggedIn: true, username: session.username, expiresIn: session.expiresIn }
+        : { loggedIn: false };
+      res.json(messageBody(200, FOUND, data));
+    },
 
-  const me: RequestHandler = (req, res) => {
-    res.json(messageBody(200, FOUND, { username: sessionOf(req).username }));
-  };
+    me(req: Request, res: Response) {
+      res.json(messageBody(200, FOUND, { username: sessionOf(req).username }));
+    },
 
-  /** The guard's verdict for a proxy: the owner also in X-Auth-User, for the upstream. */
-  const verify: RequestHandler = (req, res) => {
-    const { username } = sessionOf(req);
-    res.set('X-Auth-User', encodeURIComponent(username));
-    res.json(messageBody(200, VERIFIED, { username }));
-  };
+    /** The guard's verdict for a proxy: the owner also in X-Auth-User, for the upstream. */
+    verify(req: Request, res: Response) {
+      const { username } = sessionOf(req);
+      res.set('X-Auth-User', encodeURIComponent(username));
+      res.json(messageBody(200, VERIFIED, { username }));
+    },
 
-  const logout: RequestHandler = async (req, res) => {
-    const { token, username } = sessionOf(req);
-    await sessions.revoke(token, username);
-    await securityLog.ofUsername(req, username, { type: 'session_ended' });
-    res.json(messageBody(200, LOGGED_OUT));
-  };
-
-  const changePassword: RequestHandler = async (req, res) => {
-    const { oldPassword, newPassword } = parseBody(changePasswordBody, req.body);
-    const { token, username } = sessionOf(req);
-    const user = await users.findByUsername(username);
-    if (!user) {
-      // The account is gone; so is the point of its session.
+    async logout(req: Request, res: Response) {
+      const { token, username } = sessionOf(req);
       await sessions.revoke(token, username);
-      throw new AppError(401, INVALID_TOKEN_MESSAGE);
-    }
-    const { verdict, lockStarted } = await limitedCheck(
-      req,
-      res,
-      username,
-      { address: clientAddress(req) },
-      () => verifyPassword(oldPassword, user.password),
-    );
-    if (!verdict.ok) {
-      if (lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
-      throw new AppError(400, WRONG_OLD_PASSWORD);
-    }
+      await securityLog.ofUsername(req, username, { type: 'session_ended' });
+      res.json(messageBody(200, LOGGED_OUT));
+    },
 
-    await users.updatePassword(user.id, await hashPassword(newPassword));
-    // md5: the old password's token, which a racing login would write again.
-    const oldToken = sessions.scheme === 'md5' ? md5Token(user.username, oldPassword) : undefined;
-    await sessions.endAllForNewPassword(user.username, token, oldToken);
-    await securityLog.ofUser(req, user.id, { type: 'password_changed' });
-    res.json(messageBody(200, PASSWORD_CHANGED));
+    async changePassword(req: Request, res: Response) {
+      const { oldPassword, newPassword } = parseBody(changePasswordBody, req.body);
+      const { token, username } = sessionOf(req);
+      const user = await users.findByUsername(username);
+      if (!user) {
+        // The account is gone; so is the point of its session.
+        await sessions.revoke(token, username);
+        throw new AppError(401, INVALID_TOKEN_MESSAGE);
+      }
+      const { verdict, lockStarted } = await limitedCheck(
+        req,
+        res,
+        username,
+        { address: clientAddress(req) },
+        () => verifyPassword(oldPassword, user.password),
+      );
+      if (!verdict.ok) {
+        if (lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
+        throw new AppError(400, WRONG_OLD_PASSWORD);
+      }
+
+      await users.updatePassword(user.id, await hashPassword(newPassword));
+      // md5: the old password's token, which a racing login would write again.
+      const oldToken = sessions.scheme === 'md5' ? md5Token(user.username, oldPassword) : undefined;
+      await sessions.endAllForNewPassword(user.username, token, oldToken);
+      await securityLog.ofUser(req, user.id, { type: 'password_changed' });
+      res.json(messageBody(200, PASSWORD_CHANGED));
+    },
   };
-
-  return { register, login, status, me, verify, logout, changePassword };
 }

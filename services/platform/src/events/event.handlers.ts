@@ -1,7 +1,8 @@
 import { AppError } from '@svc/common';
 import type { Request, Response } from 'express';
+import { LISTED } from '../http/messages.js';
 import { parseInput } from '../input/parse.js';
-import { BAD_LAST_EVENT_ID, EVENTS_LISTED, eventsGone } from './event.messages.js';
+import { BAD_LAST_EVENT_ID, eventsGone } from './event.messages.js';
 import type { EventRepository } from './event.repository.js';
 import { eventId, feedQuery, streamQuery } from './event.schema.js';
 import type { EventHub } from './event-hub.js';
@@ -15,7 +16,7 @@ interface EventDeps {
 }
 
 const COMMA = Buffer.from(',');
-const feedHead = Buffer.from(`{"code":200,"message":"${EVENTS_LISTED}","data":[`);
+const feedHead = Buffer.from(`{"code":200,"message":"${LISTED}","data":[`);
 const FEED_TAIL = Buffer.from(']}');
 
 /** The 410 of an `after` whose next events were removed (retention): the client missed some. */

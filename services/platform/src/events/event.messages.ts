@@ -1,10 +1,8 @@
 import { EVENT_TYPES } from './outbox.js';
 
 /** The feed's and the stream's texts, under `message` (HTTP status as the code). */
-export const EVENTS_LISTED = '获取成功';
 export const BAD_AFTER = 'after must be an event id (digits)';
 export const BAD_LAST_EVENT_ID = 'Last-Event-ID must be an event id (digits)';
-export const BAD_LIMIT = 'limit must be an integer from 1 to 500';
 export const BAD_TYPE = `type must be one or more of ${EVENT_TYPES.join(', ')}, separated by commas`;
 export const eventsGone = (after: number, oldest: number) =>
   `the events after ${after} are no longer kept: the oldest kept is ${oldest}`;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { LISTED } from '../http/messages.js';
 import type { StatusRoute } from '../http/routes.js';
 import type { eventHandlers } from './event.handlers.js';
-import { BAD_AFTER, EVENTS_LISTED, eventsGone } from './event.messages.js';
+import { BAD_AFTER, eventsGone } from './event.messages.js';
 import { event, feedQuery, streamQuery } from './event.schema.js';
 
 const tags = ['events'];
@@ -39,10 +40,10 @@ export const eventRoutes: StatusRoute<ReturnType<typeof eventHandlers>>[] = [
       description: 'The events; X-Next-Cursor is the last id returned (send it as `after`)',
       schema: z.strictObject({
         code: z.literal(200),
-        message: z.literal(EVENTS_LISTED),
+        message: z.literal(LISTED),
         data: z.array(event),
       }),
-      example: { code: 200, message: EVENTS_LISTED, data: [exampleEvent] },
+      example: { code: 200, message: LISTED, data: [exampleEvent] },
       headers: {
         'X-Next-Cursor': {
           description: 'the id of the last event returned; absent when none was',

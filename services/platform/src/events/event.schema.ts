@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { BAD_LIMIT } from '../http/messages.js';
 import { limitField } from '../input/fields.js';
-import { BAD_AFTER, BAD_LIMIT, BAD_TYPE } from './event.messages.js';
+import { BAD_AFTER, BAD_TYPE } from './event.messages.js';
 import { EVENT_TYPES } from './outbox.js';
 
 const EVENT_ID = /^\d{1,15}$/;

@@ -1,9 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AppError } from '@svc/common';
+import { AppError, bearerToken } from '@svc/common';
 import type { RequestHandler } from 'express';
 import { ADMIN_TOKEN_REQUIRED } from './messages.js';
-
-const BEARER = 'Bearer ';
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
@@ -18,10 +16,8 @@ export function adminOnly(token: string | undefined): RequestHandler {
   if (!token) return (_req, _res, next) => next();
   const expected = digest(token);
   return (req, _res, next) => {
-    const header = req.headers.authorization;
-    const bearer = typeof header === 'string' && header.startsWith(BEARER);
-    const presented = digest(bearer ? header.slice(BEARER.length) : '');
-    const matches = timingSafeEqual(presented, expected) && bearer;
+    const presented = bearerToken(req.headers.authorization);
+    const matches = timingSafeEqual(digest(presented ?? ''), expected) && presented !== undefined;
     next(matches ? undefined : new AppError(401, ADMIN_TOKEN_REQUIRED));
   };
 }

@@ -1,12 +1,9 @@
 /**
- * The spec's bodies: data routes answer `{ code, message, data }`, status
+ * The spec's bodies: data routes answer `{ code, message, data }` (common's
+ * messageBody), status
  * changes `{ code, msg }`. Each route's failure body is its FailureEnvelope,
  * given in its route document (api-docs/failure-envelopes.ts).
  */
-
-export function messageBody<T>(code: number, message: string, data?: T) {
-  return data === undefined ? { code, message } : { code, message, data };
-}
 
 export function msgBody(code: number, msg: string) {
   return { code, msg };

@@ -4,11 +4,12 @@ import {
   bodyFaultOf,
   LockConflictError,
   MissingReferenceError,
+  messageBody,
   NotFoundError,
   StoreUnavailableError,
 } from '@svc/common';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { type FailureEnvelope, messageBody } from './envelopes.js';
+import type { FailureEnvelope } from './envelopes.js';
 import {
   BODY_FAULTS,
   INTERNAL_ERROR,

@@ -10,12 +10,16 @@ export const LIST_FAILED = '获取失败';
 export const SERVER_ERROR = '服务器出错';
 
 export const STORAGE_UNAVAILABLE = 'storage is unavailable';
+/** A path id, a page or a referenced id that is not 1 to 2147483647: `id must be a positive integer`. */
+export const notPositive = (field: string) => `${field} must be a positive integer`;
 export const UNEXPECTED = 'internal error';
 export const ADMIN_TOKEN_REQUIRED = 'administrator token required';
 export const WRITE_CONFLICT =
   'the database gave this write up for a conflicting one (deadlock or lock wait), try again shortly';
 export const LISTS_BUSY = 'too many whole lists are being read at once, try again shortly';
 export const NOT_AN_OBJECT = 'request body must be a JSON object';
+/** The `limit` of the events feed and of a webhook's deliveries. */
+export const BAD_LIMIT = 'limit must be an integer from 1 to 500';
 export const NOT_JSON_TYPE = 'Content-Type must be application/json';
 /** A row an id names is missing: `order 7 does not exist`. */
 export const noSuchRow = (what: string, id: number | string) => `${what} ${id} does not exist`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notPositive } from '../http/messages.js';
 
 /** The largest value of a MySQL INT column. */
 export const INT_MAX = 2_147_483_647;
@@ -45,7 +46,7 @@ export function optionalText(field: string, max: number) {
 
 /** A row id in a body: a positive INT. */
 export function idField(field: string) {
-  const notId = `${field} must be a positive integer`;
+  const notId = notPositive(field);
   const id = z
     .int({ error: (issue) => (isBlank(issue.input) ? `${field} is required` : notId) })
     .min(1, notId)
@@ -57,7 +58,7 @@ export function idField(field: string) {
   return z.preprocess(digitsAsNumber, id);
 }
 
-const NOT_AN_ID = 'id must be a positive integer';
+const NOT_AN_ID = notPositive('id');
 
 /** The `:id` of a path: digits only, a positive INT. */
 export const pathId = z.preprocess(

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Page } from '../db/page.js';
+import { notPositive } from '../http/messages.js';
 import { digitsAsNumber, INT_MAX, isBlank } from '../input/fields.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
 
-const PAGE_TEXT = 'page must be a positive integer';
+const PAGE_TEXT = notPositive('page');
 const PAGE_SIZE_TEXT = `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
 /** Omitted or empty is no value; digits are a number. */

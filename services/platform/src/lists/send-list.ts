@@ -1,6 +1,6 @@
+import { messageBody } from '@svc/common';
 import type { Response } from 'express';
 import type { ListReads, Page } from '../db/page.js';
-import { messageBody } from '../http/envelopes.js';
 import { LISTED } from '../http/messages.js';
 import type { Slot, Slots } from './slots.js';
 

@@ -1,4 +1,4 @@
-import { BusyError } from '@svc/common';
+import { createWaitQueue } from '@svc/common';
 
 /** A waiting list is refused once every holder has waited this long on its client: they are stuck. */
 const STALLED_MS = 1000;
@@ -27,13 +27,11 @@ export interface Slots {
  * are served in order, however long each takes to read and send. Lists stuck
  * behind holders whose clients take nothing (stalled clients) are told to
  * retry once every holder has waited a second on its client with no slot
- * coming free.
+ * coming free; each has waited at least that second itself.
  */
 export function createSlots(limit: number, stalledMs = STALLED_MS, maxWaitMs = MAX_WAIT_MS): Slots {
-  let free = limit;
   let lastFreed = Date.now();
   const holders = new Set<{ blockedSince: number | undefined }>();
-  const waiting: (() => void)[] = [];
 
   /** How long the line has stood still: 0 while any holder is working. */
   const stalledFor = (now: number) => {
@@ -45,53 +43,31 @@ export function createSlots(limit: number, stalledMs = STALLED_MS, maxWaitMs = M
     return now - since;
   };
 
-  const grant = (): Slot => {
-    const holder = { blockedSince: undefined as number | undefined };
-    holders.add(holder);
-    return {
-      blocked() {
-        holder.blockedSince ??= Date.now();
-      },
-      progressed() {
-        holder.blockedSince = undefined;
-      },
-      release() {
-        if (!holders.delete(holder)) return;
-        lastFreed = Date.now();
-        const next = waiting.shift();
-        if (next) next();
-        else free++;
-      },
-    };
-  };
+  const queue = createWaitQueue({
+    slots: limit,
+    maxWaitMs,
+    patienceMs: (waited) => Math.max(stalledMs - waited, stalledMs - stalledFor(Date.now())),
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
+  });
 
   return {
-    take() {
-      if (free > 0) {
-        free--;
-        return Promise.resolve(grant());
-      }
-      const queuedAt = Date.now();
-      return new Promise((resolve, reject) => {
-        let timer: NodeJS.Timeout;
-        const wake = () => {
-          clearTimeout(timer);
-          resolve(grant());
-        };
-        const check = () => {
-          const now = Date.now();
-          const stalled = stalledFor(now);
-          const waited = now - queuedAt;
-          if (stalled < stalledMs && waited < maxWaitMs) {
-            timer = setTimeout(check, Math.min(stalledMs - stalled, maxWaitMs - waited));
-            return;
-          }
-          waiting.splice(waiting.indexOf(wake), 1);
-          reject(new BusyError(RETRY_AFTER_SECONDS));
-        };
-        timer = setTimeout(check, stalledMs);
-        waiting.push(wake);
-      });
+    async take() {
+      const release = await queue.take();
+      const holder = { blockedSince: undefined as number | undefined };
+      holders.add(holder);
+      return {
+        blocked() {
+          holder.blockedSince ??= Date.now();
+        },
+        progressed() {
+          holder.blockedSince = undefined;
+        },
+        release() {
+          if (!holders.delete(holder)) return;
+          lastFreed = Date.now();
+          release();
+        },
+      };
     },
   };
 }

@@ -1,5 +1,6 @@
+import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
-import { messageBody, msgBody } from '../http/envelopes.js';
+import { msgBody } from '../http/envelopes.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { pathId } from '../input/fields.js';
 import { jsonBody, parseInput } from '../input/parse.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
 import { pageHeaders } from '../api-docs/reply-schemas.js';
-import { LIST_FAILED, LISTED, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import { LIST_FAILED, LISTED, notPositive, STORAGE_UNAVAILABLE } from '../http/messages.js';
 import type { SpecRoute } from '../http/routes.js';
 import { pathId } from '../input/fields.js';
 import type { merchantHandlers } from './merchant.handlers.js';
@@ -51,7 +51,7 @@ export const merchantRoutes: SpecRoute<ReturnType<typeof merchantHandlers>>[] = 
     replyHeaders: pageHeaders,
     wholeList: true,
     failure: listFailure,
-    failureTexts: { 400: 'page must be a positive integer', 500: STORAGE_UNAVAILABLE },
+    failureTexts: { 400: notPositive('page'), 500: STORAGE_UNAVAILABLE },
   },
   {
     method: 'post',
@@ -80,7 +80,7 @@ export const merchantRoutes: SpecRoute<ReturnType<typeof merchantHandlers>>[] = 
     replyExample: { code: 200, msg: MERCHANT_APPROVED },
     failure: approveFailure,
     failureTexts: {
-      400: 'id must be a positive integer',
+      400: notPositive('id'),
       404: 'merchant 999 does not exist',
       500: STORAGE_UNAVAILABLE,
     },

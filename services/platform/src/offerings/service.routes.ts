@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
 import { pageHeaders } from '../api-docs/reply-schemas.js';
-import { LIST_FAILED, LISTED, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import { LIST_FAILED, LISTED, notPositive, STORAGE_UNAVAILABLE } from '../http/messages.js';
 import type { SpecRoute } from '../http/routes.js';
 import { pathId } from '../input/fields.js';
 import type { serviceHandlers } from './service.handlers.js';
@@ -13,6 +13,7 @@ import {
   SERVICE_UNPUBLISHED,
 } from './service.messages.js';
 import {
+  BAD_PRICE,
   newService,
   serviceAdded,
   serviceList,
@@ -47,7 +48,7 @@ const shelveRoute = (
   replyExample: { code: 200, msg },
   failure: shelveFailure,
   failureTexts: {
-    400: 'id must be a positive integer',
+    400: notPositive('id'),
     404: 'service 999 does not exist',
     500: STORAGE_UNAVAILABLE,
   },
@@ -110,7 +111,7 @@ export const serviceRoutes: ServiceRoute[] = [
     replyExample: { code: 200, message: SERVICE_ADDED, data: { id: 1 } },
     failure: addFailure,
     failureTexts: {
-      400: 'price must be a non-negative number with at most 2 decimals',
+      400: BAD_PRICE,
       500: 'merchant 42 does not exist',
     },
   },

@@ -44,7 +44,7 @@ export const serviceListQuery = serviceListParams.transform((query) => ({
 
 const PRICE_MAX = 99_999_999.99;
 const PRICE = /^\d+(\.\d{1,2})?$/;
-const PRICE_TEXT = 'price must be a non-negative number with at most 2 decimals';
+export const BAD_PRICE = 'price must be a non-negative number with at most 2 decimals';
 
 /**
  * A DECIMAL(10,2) amount, kept as text so no float ever rounds it. Its checks
@@ -54,10 +54,10 @@ const PRICE_TEXT = 'price must be a non-negative number with at most 2 decimals'
 const price = z.preprocess(
   (input) => (typeof input === 'number' ? String(input) : input),
   z
-    .string({ error: (issue) => (isBlank(issue.input) ? 'price is required' : PRICE_TEXT) })
+    .string({ error: (issue) => (isBlank(issue.input) ? 'price is required' : BAD_PRICE) })
     .refine((text) => text !== '', { error: 'price is required', abort: true })
     .trim()
-    .refine((text) => PRICE.test(text), { error: PRICE_TEXT, abort: true })
+    .refine((text) => PRICE.test(text), { error: BAD_PRICE, abort: true })
     .refine((text) => Number(text) <= PRICE_MAX, `price must be at most ${PRICE_MAX}`)
     .meta({
       type: ['number', 'string'],

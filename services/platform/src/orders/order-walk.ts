@@ -1,6 +1,5 @@
-import { AppError } from '@svc/common';
+import { AppError, messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
-import { messageBody } from '../http/envelopes.js';
 import { LISTED } from '../http/messages.js';
 import { CURSOR_MALFORMED, CURSOR_OTHER_STATUS } from './order.messages.js';
 import type { OrderRepository, RowPosition } from './order.repository.js';

@@ -6,12 +6,14 @@ import {
   LIST_FAILED,
   LISTED,
   NOT_JSON_TYPE,
+  notPositive,
   STORAGE_UNAVAILABLE,
 } from '../http/messages.js';
 import type { SpecRoute } from '../http/routes.js';
 import { pathId } from '../input/fields.js';
 import type { orderHandlers } from './order.handlers.js';
 import {
+  BAD_ORDER_STATUS,
   ORDER_COMPLETED,
   ORDER_CREATE_FAILED,
   ORDER_CREATED,
@@ -79,7 +81,7 @@ export const orderRoutes: SpecRoute<ReturnType<typeof orderHandlers>>[] = [
     },
     wholeList: true,
     failure: listFailure,
-    failureTexts: { 400: 'status must be 0, 1 or 2', 500: STORAGE_UNAVAILABLE },
+    failureTexts: { 400: BAD_ORDER_STATUS, 500: STORAGE_UNAVAILABLE },
   },
   {
     method: 'post',
@@ -112,7 +114,7 @@ export const orderRoutes: SpecRoute<ReturnType<typeof orderHandlers>>[] = [
     replyExample: { code: 200, msg: ORDER_COMPLETED },
     failure: completeFailure,
     failureTexts: {
-      400: 'id must be a positive integer',
+      400: notPositive('id'),
       404: 'order 999 does not exist',
       500: STORAGE_UNAVAILABLE,
     },

@@ -10,6 +10,7 @@ import { NOT_AN_OBJECT } from '../http/messages.js';
 import { idField, isBlank, requiredText } from '../input/fields.js';
 import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../lists/list-query.js';
 import {
+  BAD_ORDER_STATUS,
   CURSOR_MALFORMED,
   CURSOR_WITH_PAGE,
   ORDER_COMPLETED,
@@ -20,7 +21,7 @@ import {
 const status = z
   .preprocess(
     (input) => (input === '' ? undefined : input),
-    z.enum(['0', '1', '2'], 'status must be 0, 1 or 2').transform(Number).optional(),
+    z.enum(['0', '1', '2'], BAD_ORDER_STATUS).transform(Number).optional(),
   )
   .meta({
     type: 'integer',

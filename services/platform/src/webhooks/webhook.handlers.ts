@@ -1,6 +1,6 @@
-import { AppError } from '@svc/common';
+import { AppError, messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
-import { messageBody } from '../http/envelopes.js';
+import { LISTED } from '../http/messages.js';
 import { jsonBody, parseInput } from '../input/parse.js';
 import { newSecret } from './signature.js';
 import {
@@ -9,7 +9,6 @@ import {
   WEBHOOK_ADDED,
   WEBHOOK_DELETED,
   WEBHOOK_RETRIED,
-  WEBHOOKS_LISTED,
 } from './webhook.messages.js';
 import type { WebhookRepository } from './webhook.repository.js';
 import { deliveryQuery, newWebhook, webhookParams } from './webhook.schema.js';
@@ -42,7 +41,7 @@ export function webhookHandlers({ webhooks, allowPrivate }: WebhookDeps) {
     },
 
     async list(_req: Request, res: Response) {
-      res.json(messageBody(200, WEBHOOKS_LISTED, await webhooks.list()));
+      res.json(messageBody(200, LISTED, await webhooks.list()));
     },
 
     async remove(req: Request, res: Response) {
@@ -53,9 +52,7 @@ export function webhookHandlers({ webhooks, allowPrivate }: WebhookDeps) {
     async deliveries(req: Request, res: Response) {
       const { id } = parseInput(webhookParams, req.params);
       const { status, limit } = parseInput(deliveryQuery, req.query);
-      res.json(
-        messageBody(200, WEBHOOKS_LISTED, await webhooks.deliveries(id, status, limit ?? 100)),
-      );
+      res.json(messageBody(200, LISTED, await webhooks.deliveries(id, status, limit ?? 100)));
     },
 
     async retry(req: Request, res: Response) {

@@ -1,13 +1,11 @@
 import { EVENT_TYPES } from '../events/outbox.js';
 
 export const WEBHOOK_ADDED = '添加成功';
-export const WEBHOOKS_LISTED = '获取成功';
 export const WEBHOOK_DELETED = '删除成功';
 export const WEBHOOK_RETRIED = '已重新发送';
 export const BAD_URL = 'url must be an http or https URL of at most 2048 characters';
 export const BAD_TYPES = `types must be a list of one or more of ${EVENT_TYPES.join(', ')}`;
 export const BAD_STATUS = 'status must be pending, delivered or failed';
-export const BAD_DELIVERY_LIMIT = 'limit must be an integer from 1 to 500';
 export const privateUrl = (address: string) =>
   `url must not reach a loopback, private or link-local address (${address}); WEBHOOK_ALLOW_PRIVATE=true allows it`;
 export const unresolvedUrl = (host: string) => `url host ${host} does not resolve`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BODY_FAULTS, NOT_JSON_TYPE, noSuchRow } from '../http/messages.js';
+import { BODY_FAULTS, LISTED, NOT_JSON_TYPE, noSuchRow, notPositive } from '../http/messages.js';
 import type { StatusRoute } from '../http/routes.js';
 import type { webhookHandlers } from './webhook.handlers.js';
 import {
@@ -8,7 +8,6 @@ import {
   WEBHOOK_ADDED,
   WEBHOOK_DELETED,
   WEBHOOK_RETRIED,
-  WEBHOOKS_LISTED,
 } from './webhook.messages.js';
 import {
   delivery,
@@ -26,7 +25,7 @@ const exampleWebhook = {
   types: ['order.created', 'order.completed'],
   createdAt: '2026-11-22T19:15:04.000Z',
 };
-const missing = { 404: noSuchRow('webhook', 9), 400: 'id must be a positive integer' };
+const missing = { 404: noSuchRow('webhook', 9), 400: notPositive('id') };
 
 /** The webhook routes, all administrator routes. */
 export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = [
@@ -70,10 +69,10 @@ export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = 
       description: 'Every webhook, in id order',
       schema: z.strictObject({
         code: z.literal(200),
-        message: z.literal(WEBHOOKS_LISTED),
+        message: z.literal(LISTED),
         data: z.array(webhook),
       }),
-      example: { code: 200, message: WEBHOOKS_LISTED, data: [exampleWebhook] },
+      example: { code: 200, message: LISTED, data: [exampleWebhook] },
     },
     failureTexts: {},
   },
@@ -104,12 +103,12 @@ export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = 
       description: 'The deliveries',
       schema: z.strictObject({
         code: z.literal(200),
-        message: z.literal(WEBHOOKS_LISTED),
+        message: z.literal(LISTED),
         data: z.array(delivery),
       }),
       example: {
         code: 200,
-        message: WEBHOOKS_LISTED,
+        message: LISTED,
         data: [
           {
             id: 12,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { rowId } from '../api-docs/reply-schemas.js';
 import { EVENT_TYPES } from '../events/outbox.js';
-import { NOT_AN_OBJECT } from '../http/messages.js';
+import { BAD_LIMIT, NOT_AN_OBJECT, notPositive } from '../http/messages.js';
 import { limitField, textAsNumber } from '../input/fields.js';
-import { BAD_DELIVERY_LIMIT, BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
+import { BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
 
 const isWebUrl = (text: string) =>
   text.length <= 2048 && URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
@@ -44,7 +44,7 @@ export const webhookWithSecret = z.strictObject({
     .meta({ description: 'the signing secret, shown only here: `whsec_` and base64' }),
 });
 
-const NOT_AN_ID = 'id must be a positive integer';
+const NOT_AN_ID = notPositive('id');
 
 /** Nine digits at most: `z.number()`, as `z.int()` would write its 2^53 bound into the document. */
 export const webhookParams = z.object({
@@ -58,7 +58,7 @@ export const deliveryQuery = z.object({
     .enum(['pending', 'delivered', 'failed'], BAD_STATUS)
     .optional()
     .meta({ description: 'only deliveries of this status' }),
-  limit: limitField(BAD_DELIVERY_LIMIT)
+  limit: limitField(BAD_LIMIT)
     .optional()
     .meta({ description: 'deliveries in the answer, 1 to 500 (100 when absent)' }),
 });
