@@ -10,7 +10,7 @@ export interface Measured extends LoadResult {
 }
 
 /** A variant's measurements over the rounds: their means, and each round's throughput and CPU. */
-interface Turned extends Measured {
+export interface Turned extends Measured {
   roundRps: number[];
   roundCpuUs: number[];
   roundDbCpuUs: number[];

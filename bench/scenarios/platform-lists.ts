@@ -13,7 +13,7 @@ import {
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { type RunningServer, repoRoot, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
-import { inTurns, type Measured, pairedCpuRatio, pairedRatio } from '../lib/turns.js';
+import { inTurns, type Measured, pairedCpuRatio, pairedRatio, type Turned } from '../lib/turns.js';
 
 const ORDERS = 100_000;
 const OURS = `bench_platform_${ORDERS}`;
@@ -170,6 +170,32 @@ export async function measure(
   };
 }
 
+/** A case of this checkout against BENCH_COMPARE_ROOT's, measured in the same turns. */
+function againstEarlier(c: Case, mine: Turned, earlier: Turned): ResultRow {
+  progress(
+    `  BENCH_COMPARE_ROOT ${earlier.rps.toFixed(0)} rps (${earlier.cpuUs?.toFixed(0)} us cpu/req)`,
+  );
+  return row({
+    scenario: `platform: ${c.name}, against BENCH_COMPARE_ROOT`,
+    rps: mine.rps,
+    p50_ms: mine.p50,
+    p99_ms: mine.p99,
+    rss_mb: mine.rss,
+    baseline: 'BENCH_COMPARE_ROOT (the same requests, another checkout)',
+    baseline_rps: earlier.rps,
+    ratio: pairedRatio(mine, earlier),
+    cpu: {
+      ours: mine.cpuUs ?? 0,
+      baseline: earlier.cpuUs ?? 0,
+      db: mine.dbCpuUs ?? 0,
+      baselineDb: earlier.dbCpuUs ?? 0,
+    },
+    cpu_ratio: pairedCpuRatio(mine, earlier),
+    target: 'reported (no worse: about 1x)',
+    met: null,
+  });
+}
+
 /** Scenario 3: the platform's lists at 100,000 orders against the old server's handlers. */
 export async function platformLists(settings: BenchSettings): Promise<ResultRow[]> {
   const server = mysqlServerFrom(settings.mysqlUrl);
@@ -181,13 +207,22 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
     env: mysqlVariables({ ...server, database: LEGACY }),
   });
   const dbCpu = await mysqldCpu(server);
+  // BENCH_COMPARE_ROOT: another built checkout (say, main before a change), measured in the same turns.
+  const compareRoot = process.env.BENCH_COMPARE_ROOT;
+  const before = compareRoot
+    ? await startServer({
+        script: join(compareRoot, 'services/platform/dist/main.js'),
+        env: mysqlVariables({ ...server, database: OURS }),
+      })
+    : undefined;
   const rows: ResultRow[] = [];
   try {
     for (const c of cases) {
       progress(`platform: ${c.name}`);
-      const [base, mine] = await inTurns(settings.quick ? 1 : 3, [
+      const [base, mine, earlier] = await inTurns(settings.quick ? 1 : 3, [
         () => measure(legacy, c, settings, dbCpu),
         () => measure(ours, c, settings, dbCpu),
+        ...(before ? [() => measure(before, c, settings, dbCpu)] : []),
       ]);
       if (!base || !mine) throw new Error(`${c.name}: measurements missing`);
       const ratio = pairedRatio(mine, base);
@@ -220,9 +255,10 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
       progress(
         `  ours ${mine.rps.toFixed(0)} rps (p50 ${mine.p50.toFixed(1)} ms, ${mine.rss} MB, ${mine.cpuUs?.toFixed(0)} us cpu/req, db ${mine.dbCpuUs?.toFixed(0)} us) vs old ${base.rps.toFixed(0)} rps (p50 ${base.p50.toFixed(1)} ms, ${base.rss} MB, ${base.cpuUs?.toFixed(0)} us, db ${base.dbCpuUs?.toFixed(0)} us)`,
       );
+      if (earlier) rows.push(againstEarlier(c, mine, earlier));
     }
   } finally {
-    await Promise.all([ours.stop(), legacy.stop()]);
+    await Promise.all([ours.stop(), legacy.stop(), before?.stop()]);
     await trimOrders(server, OURS, ORDERS);
     await trimOrders(server, LEGACY, ORDERS);
   }
