@@ -10,6 +10,8 @@ export {
   AppError,
   BusyError,
   DuplicateEntryError,
+  KeyInFlightError,
+  KeyReusedError,
   LockConflictError,
   MissingReferenceError,
   NotFoundError,

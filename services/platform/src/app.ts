@@ -8,6 +8,7 @@ import {
 } from '@svc/common';
 import express, { type Express } from 'express';
 import { platformDatabase } from './db/database.js';
+import { keptKeys } from './db/kept-keys.js';
 import type { ReplicaSet } from './db/replica-set.js';
 import { eventRouter } from './events/event.router.js';
 import { type EventOutbox, eventOutbox } from './events/event-outbox.js';
@@ -17,8 +18,7 @@ import { errorHandler, notFound } from './http/errors.js';
 import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
-import { createOnce } from './idempotency/create-once.js';
-import { idempotencyRepository } from './idempotency/idempotency.repository.js';
+import { idempotentCreates } from './idempotency/idempotent-create.js';
 import { createSlots } from './lists/slots.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
 import { merchantRouter } from './merchants/merchant.router.js';
@@ -73,8 +73,8 @@ const EXPOSED_HEADERS = [
 export function createApp(deps: AppDeps): Express {
   const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
   const db = platformDatabase(pool, queryTimeoutMs, deps.replicas?.reads);
-  const keys = idempotencyRepository(db, deps.idempotencyTtlSeconds ?? 86_400);
-  const once = createOnce(keys);
+  const keys = keptKeys(db, deps.idempotencyTtlSeconds ?? 86_400);
+  const once = idempotentCreates();
   // Each spec route reads its own body, so a broken one is answered in that route's envelope.
   const json = express.json({ limit: `${bodyLimitKb}kb` });
   const admin = adminOnly(adminToken);

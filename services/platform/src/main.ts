@@ -17,7 +17,7 @@ import { replicaSet } from './db/replica-set.js';
 import { eventOutbox } from './events/event-outbox.js';
 import { sweepOldEvents } from './events/event-sweeper.js';
 import { messageBody } from './http/envelopes.js';
-import { idempotencyRepository } from './idempotency/idempotency.repository.js';
+import { keptKeys } from './db/kept-keys.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
 import { webhookDeliverer } from './webhooks/deliverer.js';
@@ -81,7 +81,7 @@ await runService('platform', async () => {
       "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",
     );
   }
-  const keys = idempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS);
+  const keys = keptKeys(db, config.IDEMPOTENCY_TTL_SECONDS);
   const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);
   const stopPublishing = outbox.publisher.start();
   const stopRetention = sweepOldEvents(outbox.events, config.EVENT_RETENTION_DAYS, logger);

@@ -13,10 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
 import { insertBatches } from '../src/db/insert-batches.js';
 import { newRowEvents } from '../src/events/outbox.js';
-import {
-  type IdempotencyRepository,
-  idempotencyRepository,
-} from '../src/idempotency/idempotency.repository.js';
+import { type KeptKeys, keptKeys } from '../src/db/kept-keys.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import { ORDER_EVENTS } from '../src/orders/order-rows.js';
 import {
@@ -36,7 +33,7 @@ const ORDER_COLUMNS = {
   maxWaiting: 320,
 };
 let ORDERS: typeof ORDER_COLUMNS & {
-  keep: IdempotencyRepository['keep'];
+  keep: KeptKeys['keep'];
   events: (rows: number) => Statement;
 };
 const MISSING = 999_999;
@@ -47,7 +44,7 @@ beforeAll(async () => {
   t = await createTestApp();
   ORDERS = {
     ...ORDER_COLUMNS,
-    keep: idempotencyRepository(platformDatabase(t.pool), 60).keep,
+    keep: keptKeys(platformDatabase(t.pool), 60).keep,
     events: (rows) => newRowEvents('order.created', ORDER_EVENTS, rows),
   };
 });

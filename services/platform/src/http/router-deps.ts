@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { CreateOnce } from '../idempotency/create-once.js';
+import type { IdempotentCreate } from '../idempotency/idempotent-create.js';
 import type { Slots } from '../lists/slots.js';
 
 /** What each resource's router and handlers are given besides its repository. */
@@ -11,5 +11,5 @@ export interface RouterDeps {
   /** The administrator token check (PLATFORM_ADMIN_TOKEN); lets every request through when unset. */
   adminOnly: RequestHandler;
   /** Runs a create, once per Idempotency-Key when the request sends one. */
-  createOnce: CreateOnce;
+  createOnce: IdempotentCreate;
 }

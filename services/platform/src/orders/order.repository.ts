@@ -2,9 +2,9 @@ import { NotFoundError } from '@svc/common';
 import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import { naming, type PlatformDatabase } from '../db/database.js';
 import { insertBatches } from '../db/insert-batches.js';
+import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
 import { limitClause, type Page } from '../db/page.js';
 import { newRowEvents, statusChange } from '../events/outbox.js';
-import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import { cursorSecret } from './cursor-secret.js';
 import type { NewOrder, OrderRow } from './order.schema.js';
 import {
@@ -50,7 +50,7 @@ interface OrderRepositoryOptions {
 
 export function orderRepository(
   db: PlatformDatabase,
-  keys: IdempotencyRepository,
+  keys: KeptKeys,
   { insertConcurrency = 2, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
 ) {
   const newOrders = insertBatches(db, {
@@ -156,22 +156,25 @@ export function orderRepository(
     },
 
     /**
-     * Only the order and its order.created event are written: no stock change, no price capture. Orders
-     * created at the same moment share an INSERT (db/insert-batches.ts). With
-     * `key`, the order's Idempotency-Key is kept in the same transaction. A
-     * service id no row has is a MissingReferenceError naming it.
+     * Only the order and its order.created event are written: no stock change,
+     * no price capture. Orders created at the same moment share an INSERT
+     * (db/insert-batches.ts). With `key`, the order's Idempotency-Key is kept
+     * in the same transaction (once per key: db/kept-keys.ts). A service id no
+     * row has is a MissingReferenceError naming it.
      */
-    async insert(order: NewOrder, key?: RequestKey): Promise<number> {
-      try {
-        const id = await newOrders.insert(
-          [order.service_id, order.user_name, order.user_phone],
-          key,
-        );
-        totals.clear();
-        return id;
-      } catch (err) {
-        throw naming(err, 'service', order.service_id);
-      }
+    create(order: NewOrder, key?: RequestKey): Promise<Created> {
+      return keys.once(key, async (kept) => {
+        try {
+          const id = await newOrders.insert(
+            [order.service_id, order.user_name, order.user_phone],
+            kept,
+          );
+          totals.clear();
+          return id;
+        } catch (err) {
+          throw naming(err, 'service', order.service_id);
+        }
+      });
     },
 
     /** New orders waiting for a turn to be written (see insert). */
