@@ -43,7 +43,7 @@ describe('docs/ARCHITECTURE.md', () => {
       'services/platform/src/http/errors.ts',
     ]);
     expect(walk).toContain('`packages/common/src/mysql-database.ts`');
-    expect(walk).toContain('`packages/common/src/mysql-statements.ts`');
+    expect(walk).toContain('`packages/common/src/mysql-driver.ts`');
     expect(compact('services/platform/src/orders/order.router.ts')).toContain(
       ".route('/api/order/complete/:id').put(adminOnly,json,complete).all(onlyPut)",
     );
@@ -59,10 +59,10 @@ describe('docs/ARCHITECTURE.md', () => {
       'const[locked]=(awaitdb.transaction(statements))asunknown[][];',
     );
     expect(compact('packages/common/src/mysql-database.ts')).toContain(
-      'transaction:(statements)=>mapped(transactionWithin(pool,queryTimeoutMs,statements))',
+      "transaction:Database['transaction']=(statements)=>mapped(transactionWithin(pool,queryTimeoutMs,statements))",
     );
-    const statements = read('packages/common/src/mysql-statements.ts');
-    expect(compact('packages/common/src/mysql-statements.ts')).toContain(
+    const statements = read('packages/common/src/mysql-driver.ts');
+    expect(compact('packages/common/src/mysql-driver.ts')).toContain(
       "'STARTTRANSACTION',...statements.map((statement)=>statement.sql),'COMMIT',",
     );
     expect(statements).toContain('else conn.query({ sql, values, rowsAsArray }, done);');

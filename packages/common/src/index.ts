@@ -25,8 +25,14 @@ export {
   type Metrics,
 } from './metrics.js';
 export { migrate, migrateOnce } from './migrate.js';
-export { createDatabase, type Database, storeFailure } from './mysql-database.js';
-export { destroyConnection, type PoolConnection } from './mysql-driver.js';
+export { createDatabase, type Database } from './mysql-database.js';
+export {
+  destroyConnection,
+  type PoolConnection,
+  type Statement,
+  statementOn,
+} from './mysql-driver.js';
+export { queryTimedOut, storeFailure } from './mysql-failures.js';
 export {
   createMysqlPool,
   type MysqlSettings,
@@ -37,7 +43,7 @@ export {
   type ResultSetHeader,
   type RowDataPacket,
 } from './mysql-settings.js';
-export { queryTimedOut, type Statement, statementOn } from './mysql-statements.js';
+export { type SharedInsertOptions, sharedInserts } from './mysql-shared-inserts.js';
 export {
   buildOpenApi,
   type OpenApiDocument,

@@ -1,12 +1,9 @@
 import {
   createDatabase,
   type Database,
-  LockConflictError,
   MissingReferenceError,
   type Pool,
-  type ResultSetHeader,
   type Statement,
-  storeFailure,
 } from '@svc/common';
 import { type Run, readCommitted } from './read-committed.js';
 import { lookupThenStream } from './snapshot-stream.js';
@@ -24,15 +21,10 @@ export interface PlatformDatabase extends ListDatabase {
    * replica-reads.ts), otherwise these same reads on the primary.
    */
   lists: ListDatabase;
-  /**
-   * Returns the new row's id; tried once more after a LockConflictError.
-   * With `alongside`, the INSERT and those statements commit together in one
-   * transaction, or none does; they name the new
-   * rows' ids as LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
-   */
-  insert(sql: string, values: unknown[], alongside?: Statement[]): Promise<number>;
-  /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
-  insertRows(sql: string, rows: unknown[][], alongside?: Statement[]): Promise<number[]>;
+  /** Common's Database.insert: one row, with what commits alongside it. */
+  insert: Database['insert'];
+  /** Common's Database.insertRows: one INSERT of every row, shared by sharedInserts. */
+  insertRows: Database['insertRows'];
   /** Returns the number of rows the statement matched. */
   update(sql: string, values: unknown[]): Promise<number>;
   /**
@@ -109,54 +101,11 @@ export function platformDatabase(
   const db: Database = createDatabase(pool, queryTimeoutMs);
   const reads = readsOn(db, queryTimeoutMs);
 
-  let idStep: Promise<number> | undefined;
-  /**
-   * InnoDB reserves the ids of an INSERT whose row count it knows in one step,
-   * in every innodb_autoinc_lock_mode, so the rows of one statement get
-   * consecutive ids, auto_increment_increment apart, from the first (the
-   * insertId). That setting is read once (per-session changes are not followed).
-   */
-  const autoIncrementStep = () => {
-    idStep ??= db.select<{ step: number }>('SELECT @@auto_increment_increment AS step').then(
-      ([row]) => Number(row?.step ?? 1),
-      (err) => {
-        idStep = undefined;
-        throw err;
-      },
-    );
-    return idStep;
-  };
-
-  /**
-   * The ids of `count` rows one INSERT wrote: consecutive, `step` apart (see
-   * autoIncrementStep). With `alongside`, one transaction holds all the
-   * statements, sent in one round trip.
-   */
-  async function insertWith(
-    sql: string,
-    values: unknown[],
-    count: number,
-    alongside: Statement[],
-    step = 1,
-  ): Promise<number[]> {
-    const result =
-      alongside.length > 0
-        ? ((await db.transaction([{ sql, values }, ...alongside]))[0] as ResultSetHeader)
-        : await db.write(sql, values);
-    return Array.from({ length: count }, (_row, i) => result.insertId + i * step);
-  }
-
   return {
     ...reads,
     lists: listReads ? readsOn(listReads, queryTimeoutMs, listReads.snapshot) : reads,
-    async insert(sql, values, alongside = []) {
-      const [id] = await retriedOnConflict(() => insertWith(sql, values, 1, alongside));
-      return id as number;
-    },
-    async insertRows(sql, rows, alongside = []) {
-      const step = rows.length > 1 ? await autoIncrementStep() : 1;
-      return insertWith(sql, rows.flat(), rows.length, alongside, step);
-    },
+    insert: db.insert,
+    insertRows: db.insertRows,
     async update(sql, values) {
       return (await db.write(sql, values)).affectedRows;
     },
@@ -177,19 +126,4 @@ export function naming(err: unknown, what: string, id: number): unknown {
   return err instanceof MissingReferenceError
     ? new MissingReferenceError(what, id, { cause: err.cause })
     : err;
-}
-
-/**
- * `write`, tried again when the server gave it up for another transaction's
- * locks (a lost deadlock or lock wait, in which it kept nothing), until
- * `attempts` have failed; then that LockConflictError.
- */
-export async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 2): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (err) {
-      if (!(err instanceof LockConflictError) || attempt >= attempts) throw err;
-    }
-  }
 }

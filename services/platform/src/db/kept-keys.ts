@@ -25,7 +25,7 @@ export interface Created {
 }
 
 /** Writes a row, keeping `key` with it in the same transaction when one is given. */
-export type KeyedWrite = (key?: RequestKey) => Promise<number>;
+type KeyedWrite = (key?: RequestKey) => Promise<number>;
 
 /** A key found expired is dropped and the create tried again; a third race is in flight. */
 const ATTEMPTS = 3;
@@ -81,31 +81,37 @@ export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
 
   return {
     /**
-     * The INSERT of each key with the id of the row its request wrote, row
-     * `row` of the INSERT that runs just before it in the same transaction.
-     * Sorted, so two transactions that keep the same keys lock them in one order.
-     * First the keys' rows are locked NOWAIT: a key that another transaction
-     * is writing (a request with it in flight, on any instance) fails this one
-     * at once with a LockConflictError, where the INSERT would wait for that
-     * transaction's end, holding its connection and every order it shares.
+     * The INSERT of each key with the id of the row its request wrote: key i
+     * with row i of the INSERT that runs just before it in the same
+     * transaction (none for a row sent without a key; no statement when no
+     * row has one). Sorted, so two transactions that keep the same keys lock
+     * them in one order. First the keys' rows are locked NOWAIT: a key that
+     * another transaction is writing (a request with it in flight, on any
+     * instance) fails this one at once with a LockConflictError, where the
+     * INSERT would wait for that transaction's end, holding its connection and
+     * every order it shares.
      */
-    keep(kept: { key: RequestKey; row: number }[]): Statement {
+    keep(keys: (RequestKey | undefined)[]): Statement[] {
+      const kept = keys.flatMap((key, row) => (key ? [{ key, row }] : []));
+      if (kept.length === 0) return [];
       // A space sorts below every key character: the primary key's own order.
       const name = ({ key }: { key: RequestKey }) => `${key.resource} ${key.key}`;
-      const sorted = [...kept].sort((a, b) => (name(a) < name(b) ? -1 : 1));
-      return {
-        sql: keepStatement(sorted.length),
-        values: [
-          ...sorted.flatMap(({ key }) => [key.resource, key.key]),
-          ...sorted.flatMap(({ key, row }) => [
-            key.resource,
-            key.key,
-            key.requestHash,
-            row,
-            ttlSeconds,
-          ]),
-        ],
-      };
+      const sorted = kept.sort((a, b) => (name(a) < name(b) ? -1 : 1));
+      return [
+        {
+          sql: keepStatement(sorted.length),
+          values: [
+            ...sorted.flatMap(({ key }) => [key.resource, key.key]),
+            ...sorted.flatMap(({ key, row }) => [
+              key.resource,
+              key.key,
+              key.requestHash,
+              row,
+              ttlSeconds,
+            ]),
+          ],
+        },
+      ];
     },
 
     /**

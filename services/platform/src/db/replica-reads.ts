@@ -168,6 +168,8 @@ export function replicaReads(options: ReplicaReadOptions) {
     connection: primary.connection,
     write: primary.write,
     transaction: primary.transaction,
+    insert: primary.insert,
+    insertRows: primary.insertRows,
     connections: primary.connections,
     /**
      * A snapshot streams from its connection: the replica is waited for

@@ -65,10 +65,7 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
         db.insert(
           'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
           [merchant.name, merchant.address, merchant.phone],
-          [
-            ...(kept ? [keys.keep([{ key: kept, row: 0 }])] : []),
-            newRowEvents('merchant.added', MERCHANT_EVENTS, 1),
-          ],
+          [...keys.keep([kept]), newRowEvents('merchant.added', MERCHANT_EVENTS, 1)],
         ),
       );
     },

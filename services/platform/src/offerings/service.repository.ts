@@ -99,10 +99,7 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
               service.image_url,
               service.stock,
             ],
-            [
-              ...(kept ? [keys.keep([{ key: kept, row: 0 }])] : []),
-              newRowEvents('service.added', SERVICE_EVENTS, 1),
-            ],
+            [...keys.keep([kept]), newRowEvents('service.added', SERVICE_EVENTS, 1)],
           );
         } catch (err) {
           throw naming(err, 'merchant', service.merchant_id);

@@ -1,7 +1,6 @@
-import { NotFoundError } from '@svc/common';
+import { NotFoundError, sharedInserts } from '@svc/common';
 import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import { naming, type PlatformDatabase } from '../db/database.js';
-import { insertBatches } from '../db/insert-batches.js';
 import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
 import { limitClause, type Page } from '../db/page.js';
 import { newRowEvents, statusChange } from '../events/outbox.js';
@@ -42,7 +41,7 @@ interface OrderRepositoryOptions {
   /**
    * INSERT_CONCURRENCY: shared INSERTs running at once. Fewer statements, each
    * with more orders, cost less CPU per order on both sides (see
-   * db/insert-batches.ts and the README's cost model).
+   * common's sharedInserts and the README's cost model).
    */
   insertConcurrency?: number;
   totals?: CachedCounts;
@@ -53,15 +52,17 @@ export function orderRepository(
   keys: KeptKeys,
   { insertConcurrency = 2, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
 ) {
-  const newOrders = insertBatches(db, {
+  const newOrders = sharedInserts<RequestKey>(db, {
     table: 'orders',
     columns: ['service_id', 'user_name', 'user_phone'],
     concurrency: insertConcurrency,
     maxRows: ROWS_PER_INSERT,
     // As many as the pool's connections could hold in shared INSERTs.
     maxWaiting: db.connections * ROWS_PER_INSERT,
-    keep: keys.keep,
-    events: (rows) => newRowEvents('order.created', ORDER_EVENTS, rows),
+    alongside: (sent) => [
+      ...keys.keep(sent),
+      newRowEvents('order.created', ORDER_EVENTS, sent.length),
+    ],
   });
   /**
    * The rows after `filter`, newest first: the ids come from the index alone,
@@ -158,7 +159,7 @@ export function orderRepository(
     /**
      * Only the order and its order.created event are written: no stock change,
      * no price capture. Orders created at the same moment share an INSERT
-     * (db/insert-batches.ts). With `key`, the order's Idempotency-Key is kept
+     * (common's sharedInserts). With `key`, the order's Idempotency-Key is kept
      * in the same transaction (once per key: db/kept-keys.ts). A service id no
      * row has is a MissingReferenceError naming it.
      */
