@@ -9,7 +9,6 @@ import {
 import express, { type Express } from 'express';
 import { platformDatabase } from './db/database.js';
 import { keptKeys } from './db/kept-keys.js';
-import type { ReplicaSet } from './db/replica-set.js';
 import { eventRouter } from './events/event.router.js';
 import { type EventOutbox, eventOutbox } from './events/event-outbox.js';
 import { adminOnly } from './http/admin-token.js';
@@ -28,6 +27,7 @@ import { platformDocument, routeDocs, statusRoutes } from './openapi.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRouter } from './orders/order.router.js';
 import { platformMetrics } from './platform-metrics.js';
+import type { ReplicaSet } from './replicas/replica-set.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import { webhookRepository } from './webhooks/webhook.repository.js';
 import { webhookRouter } from './webhooks/webhook.router.js';

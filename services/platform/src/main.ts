@@ -14,12 +14,12 @@ import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
 import { platformDatabase } from './db/database.js';
 import { keptKeys } from './db/kept-keys.js';
-import { replicaSet } from './db/replica-set.js';
 import { eventOutbox } from './events/event-outbox.js';
 import { sweepOldEvents } from './events/event-sweeper.js';
 import { messageBody } from './http/envelopes.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
+import { replicaSet } from './replicas/replica-set.js';
 import { webhookDeliverer } from './webhooks/deliverer.js';
 import { webhookRepository } from './webhooks/webhook.repository.js';
 

@@ -18,7 +18,7 @@ const COMMA = Buffer.from(',');
 export interface PlatformDatabase extends ListDatabase {
   /**
    * The reads of the list routes: on a replica when there are any (see
-   * replica-reads.ts), otherwise these same reads on the primary.
+   * replicas/replica-reads.ts), otherwise these same reads on the primary.
    */
   lists: ListDatabase;
   /** Common's Database.insert: one row, with what commits alongside it. */
@@ -44,7 +44,7 @@ export interface PlatformDatabase extends ListDatabase {
 }
 
 /**
- * The reads of the list routes on replicas (replica-reads.ts). A `snapshot`
+ * The reads of the list routes on replicas (replicas/replica-reads.ts). A `snapshot`
  * is a read that takes a connection of `db` for itself (snapshot-stream.ts);
  * `connection`, like the writes, is the primary's.
  */

@@ -8,7 +8,7 @@ import {
   statementOn,
   storeFailure,
 } from '@svc/common';
-import type { ListReads } from './database.js';
+import type { ListReads } from '../db/database.js';
 import type { GtidStatements } from './gtid.js';
 import { replicaTurns } from './replica-turns.js';
 import { sharedRead } from './shared-read.js';
