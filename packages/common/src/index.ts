@@ -26,13 +26,8 @@ export {
 } from './metrics.js';
 export { migrate, migrateOnce } from './migrate.js';
 export { createDatabase, type Database } from './mysql-database.js';
-export {
-  destroyConnection,
-  type PoolConnection,
-  type Statement,
-  statementOn,
-} from './mysql-driver.js';
-export { queryTimedOut, storeFailure } from './mysql-failures.js';
+export type { Statement } from './mysql-driver.js';
+export type { HeldConnection, LookupThenList } from './mysql-held.js';
 export {
   createMysqlPool,
   type MysqlSettings,

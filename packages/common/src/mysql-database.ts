@@ -1,14 +1,14 @@
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
 import { LockConflictError } from './errors.js';
-import {
-  connectionOf,
-  type PoolConnection,
-  poolSize,
-  queryWithin,
-  type Statement,
-  transactionWithin,
-} from './mysql-driver.js';
+import { poolSize, queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
 import { storeFailure } from './mysql-failures.js';
+import {
+  type HeldConnection,
+  holdConnection,
+  type LookupThenList,
+  type Run,
+  readCommitted,
+} from './mysql-held.js';
 
 /**
  * Parameterized SQL on a pool, each statement bounded by the query timeout.
@@ -31,10 +31,17 @@ export interface Database {
   /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
   insertRows(sql: string, rows: unknown[][], alongside?: Statement[]): Promise<number[]>;
   /**
-   * A connection of its own, for a read that streams its rows; the caller
-   * releases it, or destroys it (destroyConnection) when it leaves a read unfinished.
+   * A READ COMMITTED transaction on a connection of its own, for steps that
+   * depend on earlier answers (see mysql-held.ts readCommitted).
    */
-  connection(): Promise<PoolConnection>;
+  readCommitted<T>(work: (run: Run) => Promise<T>): Promise<T>;
+  /**
+   * `lookup`'s rows, then `list`'s rows in batches as the server sends them,
+   * both read in one snapshot on a connection of their own (see HeldConnection).
+   */
+  lookupThenStream<L, R>(lookup: Statement, list: Statement): Promise<LookupThenList<L, R>>;
+  /** A connection of its own, for statements that must share one (see HeldConnection). */
+  hold(): Promise<HeldConnection>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
 }
@@ -104,7 +111,11 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
       const step = rows.length > 1 ? await autoIncrementStep() : 1;
       return insertWith(sql, rows.flat(), rows.length, alongside, step);
     },
-    connection: () => mapped(connectionOf(pool)),
+    readCommitted: (work) => readCommitted(pool, queryTimeoutMs, work),
+    async lookupThenStream(lookup, list) {
+      return (await holdConnection(pool, queryTimeoutMs)).lookupThenStream(lookup, list);
+    },
+    hold: () => holdConnection(pool, queryTimeoutMs),
     connections: poolSize(pool),
   };
 }

@@ -1,12 +1,11 @@
 import {
   createDatabase,
   type Database,
+  type LookupThenList,
   MissingReferenceError,
   type Pool,
   type Statement,
 } from '@svc/common';
-import { type Run, readCommitted } from './read-committed.js';
-import { lookupThenStream } from './snapshot-stream.js';
 
 const COMMA = Buffer.from(',');
 
@@ -32,24 +31,10 @@ export interface PlatformDatabase extends ListDatabase {
    * the first, a SELECT that locks the changed row, found it.
    */
   change(statements: Statement[]): Promise<boolean>;
-  /**
-   * A READ COMMITTED transaction on a connection of its own, for steps that
-   * depend on earlier answers (`run` sends one query, bounded by the query
-   * timeout): committed when `work` resolves, rolled back when it throws.
-   * Each read sees what had committed when it ran, and takes no gap locks.
-   */
-  readCommitted<T>(work: (run: Run) => Promise<T>): Promise<T>;
+  /** Common's Database.readCommitted: a transaction whose steps depend on earlier answers. */
+  readCommitted: Database['readCommitted'];
   /** The pool's connections: how many statements can run at once. */
   connections: number;
-}
-
-/**
- * The reads of the list routes on replicas (replicas/replica-reads.ts). A `snapshot`
- * is a read that takes a connection of `db` for itself (snapshot-stream.ts);
- * `connection`, like the writes, is the primary's.
- */
-export interface ListReads extends Database {
-  snapshot<R>(read: (db: Database) => Promise<R>): Promise<R>;
 }
 
 /** Reads, on whichever server a Database reaches. */
@@ -62,20 +47,12 @@ interface ListDatabase {
   selectJson(sql: string, values?: unknown[]): Promise<Buffer>;
   /**
    * `lookup`'s rows, then `list`'s rows (arrays of column values) in batches
-   * as the server sends them, both read in one snapshot (see snapshot-stream.ts).
+   * as the server sends them, both read in one snapshot (common's HeldConnection).
    */
-  lookupThenStream<L, R>(
-    lookup: Statement,
-    list: Statement,
-  ): Promise<{ lookup: L[]; batches: AsyncIterable<R[]> }>;
+  lookupThenStream<L, R>(lookup: Statement, list: Statement): Promise<LookupThenList<L, R>>;
 }
 
-/** `snapshot`: where a read that holds a connection of its own runs (see ListReads). */
-function readsOn(
-  db: Database,
-  queryTimeoutMs: number,
-  snapshot: ListReads['snapshot'] = (read) => read(db),
-): ListDatabase {
+function readsOn(db: Database): ListDatabase {
   return {
     select: (sql, values = []) => db.select(sql, values),
     async selectJson(sql, values = []) {
@@ -87,23 +64,25 @@ function readsOn(
       }
       return Buffer.concat(parts);
     },
-    lookupThenStream: (lookup, list) =>
-      snapshot((on) => lookupThenStream(on, queryTimeoutMs, lookup, list)),
+    lookupThenStream: (lookup, list) => db.lookupThenStream(lookup, list),
   };
 }
 
-/** `listReads`: where the list routes read (replicaReads' reads); the primary when absent. */
+/**
+ * `listReads`: where the list routes read (replicas/replica-reads.ts, whose
+ * writes are the primary's); the primary when absent.
+ */
 export function platformDatabase(
   pool: Pool,
   queryTimeoutMs = 5000,
-  listReads?: ListReads,
+  listReads?: Database,
 ): PlatformDatabase {
   const db: Database = createDatabase(pool, queryTimeoutMs);
-  const reads = readsOn(db, queryTimeoutMs);
+  const reads = readsOn(db);
 
   return {
     ...reads,
-    lists: listReads ? readsOn(listReads, queryTimeoutMs, listReads.snapshot) : reads,
+    lists: listReads ? readsOn(listReads) : reads,
     insert: db.insert,
     insertRows: db.insertRows,
     async update(sql, values) {
@@ -113,7 +92,7 @@ export function platformDatabase(
       const [locked] = (await db.transaction(statements)) as unknown[][];
       return (locked?.length ?? 0) > 0;
     },
-    readCommitted: (work) => readCommitted(db, queryTimeoutMs, work),
+    readCommitted: db.readCommitted,
     connections: db.connections,
   };
 }
