@@ -34,6 +34,9 @@ const MERCHANT_EVENTS: EventSource = {
   fields: MERCHANT_FIELDS,
 };
 
+/** A new merchant's event INSERT, made once. */
+const ADDED_EVENT = newRowEvents('merchant.added', MERCHANT_EVENTS, 1);
+
 export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
   return {
     /** Every merchant in id order. */
@@ -65,7 +68,7 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
         db.insert(
           'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
           [merchant.name, merchant.address, merchant.phone],
-          [...keys.keep([kept]), newRowEvents('merchant.added', MERCHANT_EVENTS, 1)],
+          [...keys.keep([kept]), ADDED_EVENT],
         ),
       );
     },

@@ -56,6 +56,9 @@ function where(category: string | undefined) {
       };
 }
 
+/** A new service's event INSERT, made once. */
+const ADDED_EVENT = newRowEvents('service.added', SERVICE_EVENTS, 1);
+
 export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
   return {
     /** Every service of the category (or of all) in id order, with its merchant's name. */
@@ -99,7 +102,7 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
               service.image_url,
               service.stock,
             ],
-            [...keys.keep([kept]), newRowEvents('service.added', SERVICE_EVENTS, 1)],
+            [...keys.keep([kept]), ADDED_EVENT],
           );
         } catch (err) {
           throw naming(err, 'merchant', service.merchant_id);
