@@ -180,7 +180,7 @@ export function orderRepository(
       });
     },
 
-    /** New orders waiting for a turn to be written (see insert). */
+    /** New orders waiting for a turn to be written (see create). */
     insertsWaiting: newOrders.waiting,
   };
 }
