@@ -46,7 +46,7 @@ const LAYERS: [layer: string, test: (frame: CallFrame) => boolean][] = [
   ['Idempotency-Key (header, hash, in flight)', (f) => /\/idempotency\//.test(f.url)],
   [
     'shared INSERT (the batcher, our database layer)',
-    (f) => /db\/(insert-batches|database)\.|common\/(dist|src)\/mysql\./.test(f.url),
+    (f) => /db\/(kept-keys|database)\.|common\/(dist|src)\/mysql-/.test(f.url),
   ],
   [
     'MySQL driver and its socket writes (mysql2)',

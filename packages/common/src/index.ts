@@ -12,6 +12,8 @@ export {
   AppError,
   BusyError,
   DuplicateEntryError,
+  KeyInFlightError,
+  KeyReusedError,
   LockConflictError,
   MissingReferenceError,
   NotFoundError,
@@ -25,8 +27,9 @@ export {
   type Metrics,
 } from './metrics.js';
 export { migrate, migrateOnce } from './migrate.js';
-export { createDatabase, type Database, storeFailure } from './mysql-database.js';
-export { destroyConnection, type PoolConnection } from './mysql-driver.js';
+export { createDatabase, type Database } from './mysql-database.js';
+export type { Statement } from './mysql-driver.js';
+export type { HeldConnection, LookupThenList } from './mysql-held.js';
 export {
   createMysqlPool,
   type MysqlSettings,
@@ -37,7 +40,7 @@ export {
   type ResultSetHeader,
   type RowDataPacket,
 } from './mysql-settings.js';
-export { queryTimedOut, type Statement, statementOn } from './mysql-statements.js';
+export { type SharedInsertOptions, sharedInserts } from './mysql-shared-inserts.js';
 export {
   buildOpenApi,
   type OpenApiDocument,

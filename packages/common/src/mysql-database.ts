@@ -1,48 +1,14 @@
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
+import { LockConflictError } from './errors.js';
+import { poolSize, queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
+import { storeFailure } from './mysql-failures.js';
 import {
-  DuplicateEntryError,
-  LockConflictError,
-  MissingReferenceError,
-  StoreUnavailableError,
-} from './errors.js';
-import { connectionOf, type PoolConnection, poolSize } from './mysql-driver.js';
-import {
-  isMysqlUnavailable,
-  queryWithin,
-  type Statement,
-  transactionWithin,
-} from './mysql-statements.js';
-
-/** ER_DUP_ENTRY */
-const DUPLICATE_ENTRY = 1062;
-/** ER_NO_REFERENCED_ROW and ER_NO_REFERENCED_ROW_2: a foreign key finds no row. */
-const MISSING_REFERENCE = new Set([1216, 1452]);
-
-/**
- * ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT (also MariaDB's answer to a NOWAIT
- * lock that is taken) and MySQL's ER_LOCK_NOWAIT.
- */
-const LOCK_CONFLICT = new Set([1213, 1205, 3572]);
-
-/**
- * A driver failure as the domain names it: a server out of reach (or too slow)
- * is a StoreUnavailableError, a unique key taken a DuplicateEntryError, a
- * foreign key that finds no row a MissingReferenceError, a lost deadlock or
- * lock wait a LockConflictError. Anything else is a
- * bug, returned as it is for the service to answer as one.
- */
-export function storeFailure(err: unknown): unknown {
-  if (isMysqlUnavailable(err)) return new StoreUnavailableError('mysql', err);
-  const errno = (err as { errno?: unknown } | null)?.errno;
-  if (errno === DUPLICATE_ENTRY) return new DuplicateEntryError({ cause: err });
-  if (typeof errno === 'number' && LOCK_CONFLICT.has(errno)) {
-    return new LockConflictError({ cause: err });
-  }
-  if (typeof errno === 'number' && MISSING_REFERENCE.has(errno)) {
-    return new MissingReferenceError(undefined, undefined, { cause: err });
-  }
-  return err;
-}
+  type HeldConnection,
+  holdConnection,
+  type LookupThenList,
+  type Run,
+  readCommitted,
+} from './mysql-held.js';
 
 /**
  * Parameterized SQL on a pool, each statement bounded by the query timeout.
@@ -56,10 +22,26 @@ export interface Database {
   /** The statements as one transaction in one round trip; each one's result (see transactionWithin). */
   transaction(statements: Statement[]): Promise<unknown[]>;
   /**
-   * A connection of its own, for a read that streams its rows; the caller
-   * releases it, or destroys it (destroyConnection) when it leaves a read unfinished.
+   * Returns the new row's id; tried once more after a LockConflictError.
+   * With `alongside`, the INSERT and those statements commit together in one
+   * transaction, or none does; they name the new rows' ids as
+   * LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
    */
-  connection(): Promise<PoolConnection>;
+  insert(sql: string, values: unknown[], alongside?: Statement[]): Promise<number>;
+  /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
+  insertRows(sql: string, rows: unknown[][], alongside?: Statement[]): Promise<number[]>;
+  /**
+   * A READ COMMITTED transaction on a connection of its own, for steps that
+   * depend on earlier answers (see mysql-held.ts readCommitted).
+   */
+  readCommitted<T>(work: (run: Run) => Promise<T>): Promise<T>;
+  /**
+   * `lookup`'s rows, then `list`'s rows in batches as the server sends them,
+   * both read in one snapshot on a connection of their own (see HeldConnection).
+   */
+  lookupThenStream<L, R>(lookup: Statement, list: Statement): Promise<LookupThenList<L, R>>;
+  /** A connection of its own, for statements that must share one (see HeldConnection). */
+  hold(): Promise<HeldConnection>;
   /** The pool's connections: how many statements can run at once. */
   connections: number;
 }
@@ -73,13 +55,82 @@ async function mapped<T>(work: Promise<T>): Promise<T> {
 }
 
 export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
+  const select: Database['select'] = <T>(sql: string, values: unknown[] = [], options = {}) =>
+    mapped(queryWithin<T[]>(pool, queryTimeoutMs, sql, values, options));
+  const write: Database['write'] = (sql, values) =>
+    mapped(queryWithin<ResultSetHeader>(pool, queryTimeoutMs, sql, values, { prepared: true }));
+  const transaction: Database['transaction'] = (statements) =>
+    mapped(transactionWithin(pool, queryTimeoutMs, statements));
+
+  let idStep: Promise<number> | undefined;
+  /**
+   * InnoDB reserves the ids of an INSERT whose row count it knows in one step,
+   * in every innodb_autoinc_lock_mode, so the rows of one statement get
+   * consecutive ids, auto_increment_increment apart, from the first (the
+   * insertId). That setting is read once (per-session changes are not followed).
+   */
+  const autoIncrementStep = () => {
+    idStep ??= select<{ step: number }>('SELECT @@auto_increment_increment AS step').then(
+      ([row]) => Number(row?.step ?? 1),
+      (err) => {
+        idStep = undefined;
+        throw err;
+      },
+    );
+    return idStep;
+  };
+
+  /**
+   * The ids of `count` rows one INSERT wrote: consecutive, `step` apart (see
+   * autoIncrementStep). With `alongside`, one transaction holds all the
+   * statements, sent in one round trip.
+   */
+  async function insertWith(
+    sql: string,
+    values: unknown[],
+    count: number,
+    alongside: Statement[],
+    step = 1,
+  ): Promise<number[]> {
+    const result =
+      alongside.length > 0
+        ? ((await transaction([{ sql, values }, ...alongside]))[0] as ResultSetHeader)
+        : await write(sql, values);
+    return Array.from({ length: count }, (_row, i) => result.insertId + i * step);
+  }
+
   return {
-    select: <T>(sql: string, values: unknown[] = [], options = {}) =>
-      mapped(queryWithin<T[]>(pool, queryTimeoutMs, sql, values, options)),
-    write: (sql, values) =>
-      mapped(queryWithin<ResultSetHeader>(pool, queryTimeoutMs, sql, values, { prepared: true })),
-    transaction: (statements) => mapped(transactionWithin(pool, queryTimeoutMs, statements)),
-    connection: () => mapped(connectionOf(pool)),
+    select,
+    write,
+    transaction,
+    async insert(sql, values, alongside = []) {
+      const [id] = await retriedOnConflict(() => insertWith(sql, values, 1, alongside));
+      return id as number;
+    },
+    async insertRows(sql, rows, alongside = []) {
+      const step = rows.length > 1 ? await autoIncrementStep() : 1;
+      return insertWith(sql, rows.flat(), rows.length, alongside, step);
+    },
+    readCommitted: (work) => readCommitted(pool, queryTimeoutMs, work),
+    async lookupThenStream(lookup, list) {
+      return (await holdConnection(pool, queryTimeoutMs)).lookupThenStream(lookup, list);
+    },
+    hold: () => holdConnection(pool, queryTimeoutMs),
     connections: poolSize(pool),
   };
+}
+
+/**
+ * `write`, tried again when the server gave it up for another transaction's
+ * locks (a lost deadlock or lock wait, in which it kept nothing), until
+ * `attempts` have failed; then that LockConflictError.
+ */
+export async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 2): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof LockConflictError) || attempt >= attempts) throw err;
+    }
+  }
 }

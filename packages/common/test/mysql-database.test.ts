@@ -94,9 +94,7 @@ describe('createDatabase', () => {
       await expect(createDatabase(nowhere).select('SELECT 1')).rejects.toBeInstanceOf(
         StoreUnavailableError,
       );
-      await expect(createDatabase(nowhere).connection()).rejects.toBeInstanceOf(
-        StoreUnavailableError,
-      );
+      await expect(createDatabase(nowhere).hold()).rejects.toBeInstanceOf(StoreUnavailableError);
     } finally {
       await nowhere.end();
     }

@@ -9,7 +9,7 @@ import {
 } from '@svc/common';
 import express, { type Express } from 'express';
 import { platformDatabase } from './db/database.js';
-import type { ReplicaSet } from './db/replica-set.js';
+import { keptKeys } from './db/kept-keys.js';
 import { eventHandlers } from './events/event.handlers.js';
 import { eventRoutes } from './events/event.routes.js';
 import { type EventOutbox, eventOutbox } from './events/event-outbox.js';
@@ -19,8 +19,7 @@ import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { failureEnvelopes, type RouteMiddleware, specRouter, statusRouter } from './http/routes.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
-import { createOnce } from './idempotency/create-once.js';
-import { idempotencyRepository } from './idempotency/idempotency.repository.js';
+import { idempotentCreates } from './idempotency/idempotent-create.js';
 import { createSlots } from './lists/slots.js';
 import { merchantHandlers } from './merchants/merchant.handlers.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
@@ -33,6 +32,7 @@ import { orderHandlers } from './orders/order.handlers.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { platformMetrics } from './platform-metrics.js';
+import type { ReplicaSet } from './replicas/replica-set.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import { webhookHandlers } from './webhooks/webhook.handlers.js';
 import { webhookRepository } from './webhooks/webhook.repository.js';
@@ -79,8 +79,8 @@ const EXPOSED_HEADERS = [
 export function createApp(deps: AppDeps): Express {
   const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
   const db = platformDatabase(pool, queryTimeoutMs, deps.replicas?.reads);
-  const keys = idempotencyRepository(db, deps.idempotencyTtlSeconds ?? 86_400);
-  const once = createOnce(keys);
+  const keys = keptKeys(db, deps.idempotencyTtlSeconds ?? 86_400);
+  const once = idempotentCreates();
   // Each route reads its own body, so a broken one is answered in that route's envelope.
   const middleware: RouteMiddleware = {
     json: express.json({ limit: `${bodyLimitKb}kb` }),

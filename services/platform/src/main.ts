@@ -14,12 +14,12 @@ import {
 import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
 import { platformDatabase } from './db/database.js';
-import { replicaSet } from './db/replica-set.js';
+import { keptKeys } from './db/kept-keys.js';
 import { eventOutbox } from './events/event-outbox.js';
 import { sweepOldEvents } from './events/event-sweeper.js';
-import { idempotencyRepository } from './idempotency/idempotency.repository.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
+import { replicaSet } from './replicas/replica-set.js';
 import { webhookDeliverer } from './webhooks/deliverer.js';
 import { webhookRepository } from './webhooks/webhook.repository.js';
 
@@ -81,7 +81,7 @@ await runService('platform', async () => {
       "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",
     );
   }
-  const keys = idempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS);
+  const keys = keptKeys(db, config.IDEMPOTENCY_TTL_SECONDS);
   const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);
   const stopPublishing = outbox.publisher.start();
   const stopRetention = sweepOldEvents(outbox.events, config.EVENT_RETENTION_DAYS, logger);

@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ReplicaSet } from './db/replica-set.js';
 import type { EventOutbox } from './events/event-outbox.js';
 import type { OrderRepository } from './orders/order.repository.js';
+import type { ReplicaSet } from './replicas/replica-set.js';
 
 /**
  * What the platform adds to the shared metrics: new orders waiting for a turn

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { platformDatabase } from '../src/db/database.js';
-import { idempotencyRepository } from '../src/idempotency/idempotency.repository.js';
+import { keptKeys as keyStore } from '../src/db/kept-keys.js';
 import {
   addMerchant,
   addService,
@@ -554,7 +554,7 @@ describe('expiry', () => {
     const live = newKey();
     await request(t.app).post('/api/order/create').set('Idempotency-Key', live).send(body);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const keys = idempotencyRepository(platformDatabase(t.pool), 1);
+    const keys = keyStore(platformDatabase(t.pool), 1);
     expect(await keys.sweep()).toBe(3);
     expect((await keptKeys()).map((row) => row.idempotency_key)).toEqual([live]);
     expect(await rowsIn('orders')).toBe(4);

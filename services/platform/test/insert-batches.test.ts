@@ -3,20 +3,17 @@ import {
   MissingReferenceError,
   migrate,
   type Pool,
-  type Statement,
+  type SharedInsertOptions,
   StoreUnavailableError,
+  sharedInserts,
 } from '@svc/common';
 import { createTestDatabase, freePort, startMariaDbServer } from '@svc/test-kit';
 import mysql from 'mysql2/promise';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
-import { insertBatches } from '../src/db/insert-batches.js';
+import { keptKeys, type RequestKey } from '../src/db/kept-keys.js';
 import { newRowEvents } from '../src/events/outbox.js';
-import {
-  type IdempotencyRepository,
-  idempotencyRepository,
-} from '../src/idempotency/idempotency.repository.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import { ORDER_EVENTS } from '../src/orders/order-rows.js';
 import {
@@ -35,10 +32,7 @@ const ORDER_COLUMNS = {
   columns: ['service_id', 'user_name', 'user_phone'],
   maxWaiting: 320,
 };
-let ORDERS: typeof ORDER_COLUMNS & {
-  keep: IdempotencyRepository['keep'];
-  events: (rows: number) => Statement;
-};
+let ORDERS: typeof ORDER_COLUMNS & Pick<SharedInsertOptions<RequestKey>, 'alongside'>;
 const MISSING = 999_999;
 
 let t: TestApp;
@@ -47,8 +41,10 @@ beforeAll(async () => {
   t = await createTestApp();
   ORDERS = {
     ...ORDER_COLUMNS,
-    keep: idempotencyRepository(platformDatabase(t.pool), 60).keep,
-    events: (rows) => newRowEvents('order.created', ORDER_EVENTS, rows),
+    alongside: (keys) => [
+      ...keptKeys(platformDatabase(t.pool), 60).keep(keys),
+      newRowEvents('order.created', ORDER_EVENTS, keys.length),
+    ],
   };
 });
 afterAll(async () => {
@@ -85,10 +81,10 @@ async function expectRowsOf(ids: number[], sent: string[]) {
   }
 }
 
-describe('insertBatches', () => {
+describe('sharedInserts', () => {
   it('writes a row that finds a statement free at once, and the rows that wait in one statement, each with its own id', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1 });
+    const { insert } = sharedInserts(db, { ...ORDERS, concurrency: 1 });
     const sent = names(10);
     const ids = await Promise.all(sent.map((name) => insert(row(serviceId, name))));
     expect(statements).toEqual([1, 9]);
@@ -97,7 +93,7 @@ describe('insertBatches', () => {
 
   it('never puts more than maxRows rows in one statement', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 2, maxRows: 4 });
+    const { insert } = sharedInserts(db, { ...ORDERS, concurrency: 2, maxRows: 4 });
     const sent = names(10);
     const ids = await Promise.all(sent.map((name) => insert(row(serviceId, name))));
     expect(statements).toEqual([1, 1, 4, 4]);
@@ -106,7 +102,7 @@ describe('insertBatches', () => {
 
   it('refuses at once, as store-unavailable, a row beyond the rows that may wait', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1, maxRows: 2, maxWaiting: 2 });
+    const { insert } = sharedInserts(db, { ...ORDERS, concurrency: 1, maxRows: 2, maxWaiting: 2 });
     const sent = names(5);
     const results = await Promise.allSettled(sent.map((name) => insert(row(serviceId, name))));
     // One running, two waiting; the fourth and fifth find the line full.
@@ -126,7 +122,7 @@ describe('insertBatches', () => {
 
   it('fails only the row that names a missing service; the others of its statement are written alone', async () => {
     const { db, statements } = countedDatabase(t.pool);
-    const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1 });
+    const { insert } = sharedInserts(db, { ...ORDERS, concurrency: 1 });
     const services = [serviceId, serviceId, MISSING, serviceId];
     const sent = names(4);
     const results = await Promise.allSettled(
@@ -149,7 +145,7 @@ describe('insertBatches', () => {
       conn.query('SET SESSION auto_increment_increment = 3');
     });
     try {
-      const { insert } = insertBatches(platformDatabase(pool), { ...ORDERS, concurrency: 1 });
+      const { insert } = sharedInserts(platformDatabase(pool), { ...ORDERS, concurrency: 1 });
       const sent = names(6);
       const ids = await Promise.all(sent.map((name) => insert(row(serviceId, name))));
       const batch = ids.slice(1);
@@ -169,7 +165,7 @@ describe('insertBatches', () => {
     });
     try {
       const { db, statements } = countedDatabase(pool);
-      const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1 });
+      const { insert } = sharedInserts(db, { ...ORDERS, concurrency: 1 });
       const results = await Promise.allSettled(
         names(5).map((name) => insert(row(serviceId, name))),
       );
@@ -194,7 +190,7 @@ describe('insertBatches', () => {
       const app = createRecordedApp({ pool, logger: testLogs('insert-batches').logger });
       const service = await addService(app, await addMerchant(app));
       const db = platformDatabase(pool, 1500);
-      const { insert } = insertBatches(db, { ...ORDERS, concurrency: 1 });
+      const { insert } = sharedInserts(db, { ...ORDERS, concurrency: 1 });
       const send = (sent: string[]) =>
         Promise.allSettled(sent.map((name) => insert(row(service, name))));
 

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cachedCounts } from '../src/db/cached-counts.js';
 import { platformDatabase } from '../src/db/database.js';
-import { idempotencyRepository } from '../src/idempotency/idempotency.repository.js';
+import { keptKeys } from '../src/db/kept-keys.js';
 import { ORDER_TOTALS, orderRepository } from '../src/orders/order.repository.js';
 import {
   addMerchant,
@@ -112,14 +112,14 @@ describe('X-Total-Count of a long order list (real MySQL)', () => {
   // A cache time no test can outrun, so the lag is shown deterministically.
   it('keeps a long list total for its cache time, whatever SQL writes meanwhile; its own insert clears it', async () => {
     const db = platformDatabase(t.pool);
-    const orders = orderRepository(db, idempotencyRepository(db, 60), {
+    const orders = orderRepository(db, keptKeys(db, 60), {
       totals: cachedCounts({ floor: ORDER_TOTALS.floor, ttlMs: 60_000 }),
     });
     const before = await orders.list(1).count();
     expect(before).toBeGreaterThanOrEqual(ORDER_TOTALS.floor);
     await execute(t.pool, 'UPDATE orders SET status = 2 WHERE status = 1 ORDER BY id LIMIT 1');
     expect(await orders.list(1).count()).toBe(before);
-    await orders.insert({ service_id: serviceId, user_name: '李四', user_phone: '13912345678' });
+    await orders.create({ service_id: serviceId, user_name: '李四', user_phone: '13912345678' });
     expect(await orders.list(1).count()).toBe(before - 1);
   });
 });

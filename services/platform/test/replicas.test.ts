@@ -10,10 +10,10 @@ import { createTestDatabase, startMariaDbServer, type TestServer } from '@svc/te
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig } from '../src/config.js';
-import { gtidStatements } from '../src/db/gtid.js';
-import { replicaSet } from '../src/db/replica-set.js';
-import { sharedRead } from '../src/db/shared-read.js';
 import { migrationsDir } from '../src/migrations-dir.js';
+import { gtidStatements } from '../src/replicas/gtid.js';
+import { replicaSet } from '../src/replicas/replica-set.js';
+import { sharedRead } from '../src/replicas/shared-read.js';
 import { addMerchant, createRecordedApp, testLogs } from './support/test-app.js';
 
 /**

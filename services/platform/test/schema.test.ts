@@ -1,7 +1,7 @@
 import { migrate, type RowDataPacket } from '@svc/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
-import { idempotencyRepository } from '../src/idempotency/idempotency.repository.js';
+import { keptKeys } from '../src/db/kept-keys.js';
 import { merchantRepository } from '../src/merchants/merchant.repository.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import { serviceRepository } from '../src/offerings/service.repository.js';
@@ -203,7 +203,7 @@ describe('list queries on 20,000 orders', () => {
       change: db.change,
       readCommitted: db.readCommitted,
     };
-    const keys = idempotencyRepository(recording, 60);
+    const keys = keptKeys(recording, 60);
     const orders = orderRepository(recording, keys);
     const services = serviceRepository(recording, keys);
     const merchants = merchantRepository(recording, keys);

@@ -1,5 +1,5 @@
 import type { Logger } from '@svc/common';
-import type { IdempotencyRepository } from './idempotency.repository.js';
+import type { KeptKeys } from '../db/kept-keys.js';
 
 /**
  * Deletes expired Idempotency-Keys in the background, so the table holds only
@@ -8,7 +8,7 @@ import type { IdempotencyRepository } from './idempotency.repository.js';
  * finds nothing costs one index probe. Returns the function that stops it.
  */
 export function sweepExpiredKeys(
-  keys: IdempotencyRepository,
+  keys: Pick<KeptKeys, 'sweep'>,
   ttlSeconds: number,
   logger: Logger,
 ): () => void {

@@ -22,7 +22,7 @@ export function merchantHandlers(
 
     async add(req: Request, res: Response) {
       const merchant = parseInput(newMerchant, jsonBody(req));
-      const id = await createOnce(req, res, 'merchant', merchant, merchants.insert);
+      const id = await createOnce(req, res, 'merchant', (key) => merchants.create(merchant, key));
       res.json(messageBody(200, MERCHANT_ADDED, { id }));
     },
 

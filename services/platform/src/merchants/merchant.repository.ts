@@ -1,5 +1,6 @@
 import { NotFoundError } from '@svc/common';
 import type { PlatformDatabase } from '../db/database.js';
+import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
 import {
   jsonColumn,
@@ -10,7 +11,6 @@ import {
   timeField,
 } from '../db/row-fields.js';
 import { type EventSource, newRowEvents, statusChange } from '../events/outbox.js';
-import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import type { MerchantRow, NewMerchant } from './merchant.schema.js';
 
 /** A merchant row's fields, in the order the answers write them. */
@@ -34,7 +34,10 @@ const MERCHANT_EVENTS: EventSource = {
   fields: MERCHANT_FIELDS,
 };
 
-export function merchantRepository(db: PlatformDatabase, keys: IdempotencyRepository) {
+/** A new merchant's event INSERT, made once. */
+const ADDED_EVENT = newRowEvents('merchant.added', MERCHANT_EVENTS, 1);
+
+export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
   return {
     /** Every merchant in id order. */
     list(): ListReads<MerchantRow> {
@@ -58,16 +61,15 @@ export function merchantRepository(db: PlatformDatabase, keys: IdempotencyReposi
 
     /**
      * With its merchant.added event and, with `key`, the request's
-     * Idempotency-Key, in the same transaction.
+     * Idempotency-Key, in the same transaction (once per key: db/kept-keys.ts).
      */
-    insert(merchant: NewMerchant, key?: RequestKey): Promise<number> {
-      return db.insert(
-        'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
-        [merchant.name, merchant.address, merchant.phone],
-        [
-          ...(key ? [keys.keep([{ key, row: 0 }])] : []),
-          newRowEvents('merchant.added', MERCHANT_EVENTS, 1),
-        ],
+    create(merchant: NewMerchant, key?: RequestKey): Promise<Created> {
+      return keys.once(key, (kept) =>
+        db.insert(
+          'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
+          [merchant.name, merchant.address, merchant.phone],
+          [...keys.keep([kept]), ADDED_EVENT],
+        ),
       );
     },
 

@@ -22,7 +22,7 @@ export function serviceHandlers(
 
     async add(req: Request, res: Response) {
       const service = parseInput(newService, jsonBody(req));
-      const id = await createOnce(req, res, 'service', service, services.insert);
+      const id = await createOnce(req, res, 'service', (key) => services.create(service, key));
       res.json(messageBody(200, SERVICE_ADDED, { id }));
     },
 

@@ -1,5 +1,6 @@
 import { NotFoundError } from '@svc/common';
 import { naming, type PlatformDatabase } from '../db/database.js';
+import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
 import {
   decimalField,
@@ -12,7 +13,6 @@ import {
   timeField,
 } from '../db/row-fields.js';
 import { type EventSource, newRowEvents, statusChange } from '../events/outbox.js';
-import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import type { NewService, ServiceRow } from './service.schema.js';
 
 /** A service row's fields, with its merchant's name, in the order the answers write them. */
@@ -56,7 +56,10 @@ function where(category: string | undefined) {
       };
 }
 
-export function serviceRepository(db: PlatformDatabase, keys: IdempotencyRepository) {
+/** A new service's event INSERT, made once. */
+const ADDED_EVENT = newRowEvents('service.added', SERVICE_EVENTS, 1);
+
+export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
   return {
     /** Every service of the category (or of all) in id order, with its merchant's name. */
     list(category: string | undefined): ListReads<ServiceRow> {
@@ -82,30 +85,29 @@ export function serviceRepository(db: PlatformDatabase, keys: IdempotencyReposit
 
     /**
      * With its service.added event and, with `key`, the request's
-     * Idempotency-Key, in the same transaction. A merchant id no row has is a
-     * MissingReferenceError naming it.
+     * Idempotency-Key, in the same transaction (once per key: db/kept-keys.ts).
+     * A merchant id no row has is a MissingReferenceError naming it.
      */
-    async insert(service: NewService, key?: RequestKey): Promise<number> {
-      try {
-        return await db.insert(
-          `INSERT INTO services (merchant_id, name, price, category, image_url, stock)
-           VALUES (?, ?, ?, ?, ?, ?)`,
-          [
-            service.merchant_id,
-            service.name,
-            service.price,
-            service.category,
-            service.image_url,
-            service.stock,
-          ],
-          [
-            ...(key ? [keys.keep([{ key, row: 0 }])] : []),
-            newRowEvents('service.added', SERVICE_EVENTS, 1),
-          ],
-        );
-      } catch (err) {
-        throw naming(err, 'merchant', service.merchant_id);
-      }
+    create(service: NewService, key?: RequestKey): Promise<Created> {
+      return keys.once(key, async (kept) => {
+        try {
+          return await db.insert(
+            `INSERT INTO services (merchant_id, name, price, category, image_url, stock)
+             VALUES (?, ?, ?, ?, ?, ?)`,
+            [
+              service.merchant_id,
+              service.name,
+              service.price,
+              service.category,
+              service.image_url,
+              service.stock,
+            ],
+            [...keys.keep([kept]), ADDED_EVENT],
+          );
+        } catch (err) {
+          throw naming(err, 'merchant', service.merchant_id);
+        }
+      });
     },
 
     /**

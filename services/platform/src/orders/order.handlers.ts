@@ -22,7 +22,7 @@ export function orderHandlers(orders: OrderRepository, { wholeLists, createOnce 
 
     async create(req: Request, res: Response) {
       const order = parseInput(newOrder, jsonBody(req));
-      const id = await createOnce(req, res, 'order', order, orders.insert);
+      const id = await createOnce(req, res, 'order', (key) => orders.create(order, key));
       res.json(messageBody(200, ORDER_CREATED, { id }));
     },
 

@@ -1,10 +1,9 @@
-import { NotFoundError } from '@svc/common';
+import { NotFoundError, type Statement, sharedInserts } from '@svc/common';
 import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import { naming, type PlatformDatabase } from '../db/database.js';
-import { insertBatches } from '../db/insert-batches.js';
+import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
 import { limitClause, type Page } from '../db/page.js';
 import { newRowEvents, statusChange } from '../events/outbox.js';
-import type { IdempotencyRepository, RequestKey } from '../idempotency/idempotency.repository.js';
 import { cursorSecret } from './cursor-secret.js';
 import type { NewOrder, OrderRow } from './order.schema.js';
 import {
@@ -38,11 +37,16 @@ export const ORDER_TOTALS = { floor: 10_000, ttlMs: 1000 };
 /** Orders one shared INSERT holds at most. */
 const ROWS_PER_INSERT = 32;
 
+/** The order.created INSERT of each row count (rows - 1), made once rather than per create. */
+const CREATED_EVENTS = Array.from({ length: ROWS_PER_INSERT }, (_row, i) =>
+  newRowEvents('order.created', ORDER_EVENTS, i + 1),
+);
+
 interface OrderRepositoryOptions {
   /**
    * INSERT_CONCURRENCY: shared INSERTs running at once. Fewer statements, each
    * with more orders, cost less CPU per order on both sides (see
-   * db/insert-batches.ts and the README's cost model).
+   * common's sharedInserts and the README's cost model).
    */
   insertConcurrency?: number;
   totals?: CachedCounts;
@@ -50,18 +54,17 @@ interface OrderRepositoryOptions {
 
 export function orderRepository(
   db: PlatformDatabase,
-  keys: IdempotencyRepository,
+  keys: KeptKeys,
   { insertConcurrency = 2, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
 ) {
-  const newOrders = insertBatches(db, {
+  const newOrders = sharedInserts<RequestKey>(db, {
     table: 'orders',
     columns: ['service_id', 'user_name', 'user_phone'],
     concurrency: insertConcurrency,
     maxRows: ROWS_PER_INSERT,
     // As many as the pool's connections could hold in shared INSERTs.
     maxWaiting: db.connections * ROWS_PER_INSERT,
-    keep: keys.keep,
-    events: (rows) => newRowEvents('order.created', ORDER_EVENTS, rows),
+    alongside: (sent) => [...keys.keep(sent), CREATED_EVENTS[sent.length - 1] as Statement],
   });
   /**
    * The rows after `filter`, newest first: the ids come from the index alone,
@@ -156,25 +159,28 @@ export function orderRepository(
     },
 
     /**
-     * Only the order and its order.created event are written: no stock change, no price capture. Orders
-     * created at the same moment share an INSERT (db/insert-batches.ts). With
-     * `key`, the order's Idempotency-Key is kept in the same transaction. A
-     * service id no row has is a MissingReferenceError naming it.
+     * Only the order and its order.created event are written: no stock change,
+     * no price capture. Orders created at the same moment share an INSERT
+     * (common's sharedInserts). With `key`, the order's Idempotency-Key is kept
+     * in the same transaction (once per key: db/kept-keys.ts). A service id no
+     * row has is a MissingReferenceError naming it.
      */
-    async insert(order: NewOrder, key?: RequestKey): Promise<number> {
-      try {
-        const id = await newOrders.insert(
-          [order.service_id, order.user_name, order.user_phone],
-          key,
-        );
-        totals.clear();
-        return id;
-      } catch (err) {
-        throw naming(err, 'service', order.service_id);
-      }
+    create(order: NewOrder, key?: RequestKey): Promise<Created> {
+      return keys.once(key, async (kept) => {
+        try {
+          const id = await newOrders.insert(
+            [order.service_id, order.user_name, order.user_phone],
+            kept,
+          );
+          totals.clear();
+          return id;
+        } catch (err) {
+          throw naming(err, 'service', order.service_id);
+        }
+      });
     },
 
-    /** New orders waiting for a turn to be written (see insert). */
+    /** New orders waiting for a turn to be written (see create). */
     insertsWaiting: newOrders.waiting,
   };
 }

@@ -1,14 +1,11 @@
 import {
   createDatabase,
   type Database,
-  destroyConnection,
+  type HeldConnection,
   type Pool,
-  type PoolConnection,
+  type Statement,
   StoreUnavailableError,
-  statementOn,
-  storeFailure,
 } from '@svc/common';
-import type { ListReads } from './database.js';
 import type { GtidStatements } from './gtid.js';
 import { replicaTurns } from './replica-turns.js';
 import { sharedRead } from './shared-read.js';
@@ -27,8 +24,6 @@ interface ReplicaReadOptions {
 
 /** Where list reads went, since the start. */
 type ReadTargets = Record<'replica' | 'primary', number>;
-
-const isUnavailable = (err: unknown) => storeFailure(err) instanceof StoreUnavailableError;
 
 /**
  * A Database whose reads run on a replica once it has applied every write the
@@ -79,17 +74,17 @@ export function replicaReads(options: ReplicaReadOptions) {
    * when no replica is left.
    */
   async function onReplica<R>(
-    work: (conn: PoolConnection, replica: Database) => Promise<R | undefined>,
+    work: (conn: HeldConnection, replica: Database) => Promise<R | undefined>,
   ): Promise<R | undefined> {
     for (const replica of turns.next()) {
-      let conn: PoolConnection | undefined;
+      let conn: HeldConnection | undefined;
       try {
-        conn = await replica.connection();
+        conn = await replica.hold();
         const result = await work(conn, replica);
         if (result !== undefined) return result;
       } catch (err) {
-        if (conn) destroyConnection(conn);
-        if (!isUnavailable(err)) throw storeFailure(err);
+        conn?.drop();
+        if (!(err instanceof StoreUnavailableError)) throw err;
         turns.rest(replica);
       }
     }
@@ -103,16 +98,15 @@ export function replicaReads(options: ReplicaReadOptions) {
    */
   const whenCaughtUp = <R>(
     upTo: string | undefined,
-    use: (conn: PoolConnection, replica: Database) => Promise<R>,
+    use: (conn: HeldConnection, replica: Database) => Promise<R>,
   ) =>
     onReplica(async (conn, replica) => {
       if (upTo !== undefined && reached.get(replica) !== upTo) {
         // The wait is bounded by waitMs on the server: the query's own bound comes on top.
-        const [wait] = await statementOn<{ code: number | null }[]>(
-          conn,
-          waitMs + queryTimeoutMs,
+        const [wait] = await conn.select<{ code: number | null }>(
           gtid.wait,
           [upTo, waitMs / 1000],
+          { timeoutMs: waitMs + queryTimeoutMs },
         );
         if (wait?.code !== 0) {
           conn.release();
@@ -129,7 +123,8 @@ export function replicaReads(options: ReplicaReadOptions) {
     return read();
   };
 
-  const reads: ListReads = {
+  const reads: Database = {
+    ...primary,
     /**
      * A replica seen at the primary's last known position runs the statement
      * at once, while the primary's position is read: if it is still the same,
@@ -143,8 +138,8 @@ export function replicaReads(options: ReplicaReadOptions) {
       values: unknown[] = [],
       { rowsAsArray = false }: { rowsAsArray?: boolean } = {},
     ) {
-      const run = async (conn: PoolConnection) => {
-        const rows = await statementOn<T[]>(conn, queryTimeoutMs, sql, values, { rowsAsArray });
+      const run = async (conn: HeldConnection) => {
+        const rows = await conn.select<T>(sql, values, { rowsAsArray });
         conn.release();
         return { rows };
       };
@@ -165,16 +160,12 @@ export function replicaReads(options: ReplicaReadOptions) {
       targets.replica++;
       return rows;
     },
-    connection: primary.connection,
-    write: primary.write,
-    transaction: primary.transaction,
-    connections: primary.connections,
     /**
      * A snapshot streams from its connection: the replica is waited for
      * first. A read that fails there before it answers (the replica went
      * away, or broke, after its wait) is read from the primary instead.
      */
-    async snapshot(read) {
+    async lookupThenStream<L, R>(lookup: Statement, list: Statement) {
       const caughtUp = await whenCaughtUp(await position(), async (conn, replica) => ({
         conn,
         replica,
@@ -182,15 +173,15 @@ export function replicaReads(options: ReplicaReadOptions) {
       if (caughtUp) {
         const { conn, replica } = caughtUp;
         try {
-          const answer = await read({ ...primary, connection: async () => conn });
+          const answer = await conn.lookupThenStream<L, R>(lookup, list);
           targets.replica++;
           return answer;
         } catch (err) {
-          // `read` dropped the connection.
-          if (isUnavailable(err)) turns.rest(replica);
+          // The stream dropped the connection.
+          if (err instanceof StoreUnavailableError) turns.rest(replica);
         }
       }
-      return onPrimary(() => read(primary));
+      return onPrimary(() => primary.lookupThenStream<L, R>(lookup, list));
     },
   };
   return { reads, targets };

@@ -1,5 +1,6 @@
-import { LockConflictError, type Statement, StoreUnavailableError } from '@svc/common';
-import { type PlatformDatabase, retriedOnConflict } from './database.js';
+import { LockConflictError, StoreUnavailableError } from './errors.js';
+import { type Database, retriedOnConflict } from './mysql-database.js';
+import type { Statement } from './mysql-driver.js';
 
 interface WaitingRow<Key> {
   values: unknown[];
@@ -8,7 +9,7 @@ interface WaitingRow<Key> {
   reject: (err: unknown) => void;
 }
 
-interface InsertBatchOptions<Key> {
+export interface SharedInsertOptions<Key> {
   table: string;
   /** The columns each row gives, in the order of its values. */
   columns: string[];
@@ -18,10 +19,11 @@ interface InsertBatchOptions<Key> {
   maxRows?: number;
   /** Rows that may wait for a turn; one more is refused. */
   maxWaiting: number;
-  /** The statement that keeps rows' Idempotency-Keys, in the same transaction as the rows. */
-  keep: (kept: { key: Key; row: number }[]) => Statement;
-  /** The statement that writes the rows' events (events/outbox.ts), in the same transaction as the rows. */
-  events: (rows: number) => Statement;
+  /**
+   * What commits with the rows, in the same transaction, given each row's
+   * `key` (undefined for a row sent without one), in the rows' order.
+   */
+  alongside: (keys: (Key | undefined)[]) => Statement[];
 }
 
 /**
@@ -38,26 +40,26 @@ interface InsertBatchOptions<Key> {
  * one row naming a missing service, nothing of it was written: each row is
  * then written alone and gets its own answer.
  *
- * Rows sent with an Idempotency-Key share statements too: their keys are
- * written by one more statement in the same transaction (a key already kept,
- * or being written by another transaction, fails the transaction at once, and
- * each row is then written alone).
+ * A row may come with a key, which `alongside` writes in the same
+ * transaction (such as an Idempotency-Key: a key already kept, or being
+ * written by another transaction, fails the transaction at once, and each
+ * row is then written alone).
  *
  * A statement the server gave up for another transaction's locks (a lost
  * deadlock or lock wait: a LockConflictError) is tried once more: a shared
  * one by writing each of its rows alone, a row alone by writing it again.
  * A second such failure is the row's answer.
  *
- * Every statement writes the rows' events in the same transaction, so a row
- * that committed has its event and a row that did not has none.
+ * Every statement commits with its `alongside` statements (such as the rows'
+ * events), so a row that committed has them and a row that did not has none.
  *
  * At most `maxWaiting` rows wait; a row beyond that is refused at once as
  * store-unavailable, as the pool's own queue refuses a query, so a hung server
  * cannot pile up waiting rows.
  */
-export function insertBatches<Key>(
-  db: PlatformDatabase,
-  { table, columns, concurrency, maxRows = 32, maxWaiting, keep, events }: InsertBatchOptions<Key>,
+export function sharedInserts<Key>(
+  db: Pick<Database, 'insertRows'>,
+  { table, columns, concurrency, maxRows = 32, maxWaiting, alongside }: SharedInsertOptions<Key>,
 ) {
   const waiting: WaitingRow<Key>[] = [];
   let running = 0;
@@ -68,12 +70,6 @@ export function insertBatches<Key>(
   const statementFor = (rows: number) =>
     (statements[rows] ??= head + new Array(rows).fill(group).join(', '));
 
-  /** What commits with the rows: the keys of those sent with one, then the rows' events. */
-  function alongside(rows: WaitingRow<Key>[]): Statement[] {
-    const kept = rows.flatMap(({ key }, row) => (key ? [{ key, row }] : []));
-    return [...(kept.length > 0 ? [keep(kept)] : []), events(rows.length)];
-  }
-
   async function write(rows: WaitingRow<Key>[]): Promise<void> {
     let attemptsAlone = 2;
     if (rows.length > 1) {
@@ -81,7 +77,7 @@ export function insertBatches<Key>(
         const ids = await db.insertRows(
           statementFor(rows.length),
           rows.map((row) => row.values),
-          alongside(rows),
+          alongside(rows.map((row) => row.key)),
         );
         for (const [i, row] of rows.entries()) row.resolve(ids[i] as number);
         return;
@@ -97,7 +93,7 @@ export function insertBatches<Key>(
     await Promise.all(
       rows.map((row) =>
         retriedOnConflict(
-          () => db.insertRows(statementFor(1), [row.values], alongside([row])),
+          () => db.insertRows(statementFor(1), [row.values], alongside([row.key])),
           attemptsAlone,
         ).then(([id]) => row.resolve(id as number), row.reject),
       ),
@@ -115,7 +111,7 @@ export function insertBatches<Key>(
   }
 
   return {
-    /** Writes one row, with its Idempotency-Key when given; resolves to its id. */
+    /** Writes one row, with its key when given; resolves to its id. */
     insert: (values: unknown[], key?: Key): Promise<number> =>
       new Promise((resolve, reject) => {
         if (waiting.length >= maxWaiting) {

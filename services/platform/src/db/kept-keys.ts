@@ -1,0 +1,167 @@
+import {
+  DuplicateEntryError,
+  KeyInFlightError,
+  KeyReusedError,
+  LockConflictError,
+  type Statement,
+} from '@svc/common';
+import type { PlatformDatabase } from './database.js';
+
+/** The key space a key belongs to: the same key on two resources names two requests. */
+export type KeyedResource = 'merchant' | 'service' | 'order';
+
+/** A create's Idempotency-Key, to be kept with the row it writes. */
+export interface RequestKey {
+  resource: KeyedResource;
+  key: string;
+  /** SHA-256 of the request's body (see idempotency/idempotent-create.ts). */
+  requestHash: Buffer;
+}
+
+/** A create's outcome: the row's id, and whether it was written by an earlier request. */
+export interface Created {
+  id: number;
+  replayed: boolean;
+}
+
+/** Writes a row, keeping `key` with it in the same transaction when one is given. */
+type KeyedWrite = (key?: RequestKey) => Promise<number>;
+
+/** A key found expired is dropped and the create tried again; a third race is in flight. */
+const ATTEMPTS = 3;
+const SWEEP_ROWS = 1000;
+const KEY_ROW = '(resource = ? AND idempotency_key = ?)';
+/** Row i of the INSERT just before, in the same transaction (see Database.insert). */
+const KEEP_ROW =
+  '(?, ?, ?, LAST_INSERT_ID() + ? * @@auto_increment_increment, NOW(3) + INTERVAL ? SECOND)';
+
+/**
+ * The kept keys (table idempotency_keys). A key is written by the same
+ * transaction as the row its request created (`keep`, given to the insert),
+ * with an expiry `ttlSeconds` after that, on the database's clock, so a key
+ * is kept exactly when its row was written.
+ */
+export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
+  const statements: string[] = [];
+  // Two statements: the keys' rows locked without waiting, then the keys written.
+  const keepStatement = (rows: number) =>
+    (statements[rows] ??=
+      `SELECT 1 FROM idempotency_keys WHERE ${new Array(rows).fill(KEY_ROW).join(' OR ')} FOR UPDATE NOWAIT;\n` +
+      'INSERT INTO idempotency_keys (resource, idempotency_key, request_hash, row_id, expires_at) VALUES ' +
+      new Array(rows).fill(KEEP_ROW).join(', '));
+
+  async function find({ resource, key }: RequestKey) {
+    const [row] = await db.select<{ row_id: number; request_hash: Buffer; live: number }>(
+      `SELECT row_id, request_hash, expires_at > NOW(3) AS live
+       FROM idempotency_keys WHERE resource = ? AND idempotency_key = ?`,
+      [resource, key],
+    );
+    return row && { rowId: row.row_id, requestHash: row.request_hash, live: row.live === 1 };
+  }
+
+  /** True when another transaction holds the key's row: its request is in flight. */
+  async function held({ resource, key }: RequestKey): Promise<boolean> {
+    try {
+      await db.select(`SELECT 1 FROM idempotency_keys WHERE ${KEY_ROW} FOR UPDATE NOWAIT`, [
+        resource,
+        key,
+      ]);
+      return false;
+    } catch (err) {
+      if (err instanceof LockConflictError) return true;
+      throw err;
+    }
+  }
+
+  /** The row a kept key names, or a KeyReusedError when the key came with another body. */
+  function replayOf(kept: { rowId: number; requestHash: Buffer }, key: RequestKey): Created {
+    if (!kept.requestHash.equals(key.requestHash)) throw new KeyReusedError();
+    return { id: kept.rowId, replayed: true };
+  }
+
+  return {
+    /**
+     * The INSERT of each key with the id of the row its request wrote: key i
+     * with row i of the INSERT that runs just before it in the same
+     * transaction (none for a row sent without a key; no statement when no
+     * row has one). Sorted, so two transactions that keep the same keys lock
+     * them in one order. First the keys' rows are locked NOWAIT: a key that
+     * another transaction is writing (a request with it in flight, on any
+     * instance) fails this one at once with a LockConflictError, where the
+     * INSERT would wait for that transaction's end, holding its connection and
+     * every order it shares.
+     */
+    keep(keys: (RequestKey | undefined)[]): Statement[] {
+      const kept = keys.flatMap((key, row) => (key ? [{ key, row }] : []));
+      if (kept.length === 0) return [];
+      // A space sorts below every key character: the primary key's own order.
+      const name = ({ key }: { key: RequestKey }) => `${key.resource} ${key.key}`;
+      const sorted = kept.sort((a, b) => (name(a) < name(b) ? -1 : 1));
+      return [
+        {
+          sql: keepStatement(sorted.length),
+          values: [
+            ...sorted.flatMap(({ key }) => [key.resource, key.key]),
+            ...sorted.flatMap(({ key, row }) => [
+              key.resource,
+              key.key,
+              key.requestHash,
+              row,
+              ttlSeconds,
+            ]),
+          ],
+        },
+      ];
+    },
+
+    /**
+     * `write`, once per key when a key is given. A key already kept gives its row (a replay) or a
+     * KeyReusedError (another body). A key whose row another transaction holds
+     * (its request in flight, on any instance) is a KeyInFlightError: the
+     * transaction gave up at once, and no request waits for another's.
+     */
+    async once(key: RequestKey | undefined, write: KeyedWrite): Promise<Created> {
+      if (key === undefined) return { id: await write(), replayed: false };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return { id: await write(key), replayed: false };
+        } catch (err) {
+          if (err instanceof LockConflictError) {
+            if (await held(key)) throw new KeyInFlightError({ cause: err });
+            // The transaction that held the key may have committed it meanwhile: then
+            // this is its replay; else the conflict was another lock's, answered as such.
+            const kept = await find(key);
+            if (kept?.live) return replayOf(kept, key);
+            throw err;
+          }
+          if (!(err instanceof DuplicateEntryError)) throw err;
+          if (attempt === ATTEMPTS) throw new KeyInFlightError({ cause: err });
+        }
+        const kept = await find(key);
+        if (kept?.live) return replayOf(kept, key);
+        // Frees a key whose expiry has passed and that no sweep has removed yet.
+        if (kept) {
+          await db.update(
+            'DELETE FROM idempotency_keys WHERE resource = ? AND idempotency_key = ? AND expires_at <= NOW(3)',
+            [key.resource, key.key],
+          );
+        }
+      }
+    },
+
+    /** Deletes every expired key, a thousand rows per statement; returns how many. */
+    async sweep(): Promise<number> {
+      let removed = 0;
+      for (;;) {
+        const rows = await db.update(
+          `DELETE FROM idempotency_keys WHERE expires_at <= NOW(3) ORDER BY expires_at LIMIT ${SWEEP_ROWS}`,
+          [],
+        );
+        removed += rows;
+        if (rows < SWEEP_ROWS) return removed;
+      }
+    },
+  };
+}
+
+export type KeptKeys = ReturnType<typeof keptKeys>;
