@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Database } from './mysql-database.js';
 
 const SECRET_BYTES = 32;
+
+/** What sharedSecrets needs of a database: a read, and a write that tells how many rows it wrote. */
+interface SecretTable {
+  select<T>(sql: string, values: unknown[]): Promise<T[]>;
+  update(sql: string, values: unknown[]): Promise<number>;
+}
 
 /**
  * Secrets kept in a MySQL table of `(name, secret)`, which every instance on
@@ -12,18 +17,18 @@ const SECRET_BYTES = 32;
  * have it yet). A failed read is tried again by the next caller.
  */
 export function sharedSecrets<Name extends string>(
-  db: Pick<Database, 'select' | 'write'>,
+  db: SecretTable,
   table: string,
 ): (name: Name) => Promise<Buffer> {
   const read = new Map<Name, Promise<Buffer>>();
 
   async function writtenOnce(name: Name): Promise<Buffer> {
     const made = randomBytes(SECRET_BYTES);
-    const { affectedRows } = await db.write(
-      `INSERT IGNORE INTO ${table} (name, secret) VALUES (?, ?)`,
-      [name, made],
-    );
-    if (affectedRows === 1) return made;
+    const written = await db.update(`INSERT IGNORE INTO ${table} (name, secret) VALUES (?, ?)`, [
+      name,
+      made,
+    ]);
+    if (written === 1) return made;
     const [row] = await db.select<{ secret: Buffer }>(
       `SELECT secret FROM ${table} WHERE name = ?`,
       [name],

@@ -4,7 +4,11 @@ import { type Database, sharedSecrets } from '@svc/common';
 type SecretName = 'device' | 'events-cursor';
 
 export function secretRepository(db: Database) {
-  return { secret: sharedSecrets<SecretName>(db, 'auth_secrets') };
+  const table = {
+    select: <T>(sql: string, values: unknown[]) => db.select<T>(sql, values),
+    update: async (sql: string, values: unknown[]) => (await db.write(sql, values)).affectedRows,
+  };
+  return { secret: sharedSecrets<SecretName>(table, 'auth_secrets') };
 }
 
 export type SecretRepository = ReturnType<typeof secretRepository>;
