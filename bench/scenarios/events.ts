@@ -205,6 +205,8 @@ export async function eventsCost(settings: BenchSettings): Promise<ResultRow[]> 
       const baseline = { server: before as RunningServer, label: beforeLabel };
       rows.push(await createsAgainst(c, baseline, ours, settings, dbCpu));
     }
+    // Its deliverer would claim the backlog below too, and refuse the loopback receiver.
+    await before?.stop();
     for (const c of cases) {
       const baseline = {
         server: legacy,
