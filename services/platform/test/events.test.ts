@@ -280,6 +280,24 @@ describe('GET /api/events/stream', () => {
     }
   });
 
+  it('writes a comment line at least every 15 s on a stream with nothing to send', async () => {
+    const stream = await openStream(`${base}/api/events/stream?type=service.unpublished`);
+    try {
+      const keepAlives = () => stream.comments.filter((line) => line === ': keep-alive').length;
+      // Two keep-alive comments, each within 15 s of the stream's opening or the one before.
+      for (let seen = 0, last = Date.now(); seen < 2; ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (keepAlives() > seen) {
+          seen = keepAlives();
+          last = Date.now();
+        }
+        expect(Date.now() - last, 'ms without a comment').toBeLessThan(15_000);
+      }
+    } finally {
+      stream.close();
+    }
+  }, 40_000);
+
   it('resumes after Last-Event-ID or after=, with the type filter', async () => {
     const since = await mark();
     const merchant = await addMerchant(t.app);
