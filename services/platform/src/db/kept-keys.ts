@@ -115,8 +115,9 @@ export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
     },
 
     /**
-     * `write`, once per key (a create without a key does not come here). A key already kept gives its row (a replay) or a
-     * KeyReusedError (another body). A key whose row another transaction holds
+     * `write`, once per key (a create without a key does not come here). A
+     * key already kept gives its row (a replay) or a KeyReusedError (another
+     * body). A key whose row another transaction holds
      * (its request in flight, on any instance) is a KeyInFlightError: the
      * transaction gave up at once, and no request waits for another's.
      */

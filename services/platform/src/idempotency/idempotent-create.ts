@@ -4,7 +4,10 @@ import type { Request, Response } from 'express';
 import type { Created, KeyedResource, RequestKey } from '../db/kept-keys.js';
 import { KEY_IN_FLIGHT, KEY_MALFORMED, KEY_REUSED } from './idempotency.messages.js';
 
-/** The request header whose presence makes a create idempotent; handlers check for it before calling here. */
+/**
+ * The header whose presence makes a create idempotent: the handlers look for
+ * it, and call here only when it was sent.
+ */
 export const IDEMPOTENCY_KEY = 'idempotency-key';
 
 /** 1 to 255 visible ASCII characters; quoted, the same without `"` and `\`. */
@@ -56,8 +59,9 @@ export type IdempotentCreate = ReturnType<typeof idempotentCreates>;
 
 /**
  * The request's Idempotency-Key, a 400 when it is malformed. The draft's
- * Structured Field form (a string in double quotes) names the key inside. Node joins a repeated header with ", ", and a space is
- * never part of a key, so two headers are refused as one malformed value.
+ * Structured Field form (a string in double quotes) names the key inside.
+ * Node joins a repeated header with ", ", and a space is never part of a key,
+ * so two headers are refused as one malformed value.
  */
 function idempotencyKeyOf(req: Request): string {
   const header = req.headers[IDEMPOTENCY_KEY];
