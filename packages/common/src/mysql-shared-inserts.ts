@@ -4,8 +4,6 @@ import type { Database } from './mysql-database.js';
 import { queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
 import { storeFailure } from './mysql-failures.js';
 
-const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
-
 interface WaitingRow<Key> {
   values: unknown[];
   key: Key | undefined;
@@ -129,6 +127,8 @@ export function sharedInserts<Key>(
     waiting: (): number => waiting.length,
   };
 }
+
+const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
 
 /**
  * Database.insertRows on `pool`, straight to the driver; failures as
