@@ -1,5 +1,4 @@
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
-import { LockConflictError } from './errors.js';
 import { poolSize, queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
 import { storeFailure } from './mysql-failures.js';
 import {
@@ -9,6 +8,7 @@ import {
   type Run,
   readCommitted,
 } from './mysql-held.js';
+import { insertRowsOn, retriedOnConflict } from './mysql-shared-inserts.js';
 
 /**
  * Parameterized SQL on a pool, each statement bounded by the query timeout.
@@ -28,7 +28,10 @@ export interface Database {
    * LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
    */
   insert(sql: string, values: unknown[], alongside?: Statement[]): Promise<number>;
-  /** One INSERT of every row (`sql` holds a group of placeholders per row); returns their ids in order. */
+  /**
+   * One INSERT of every row (`sql` holds a group of placeholders per row);
+   * returns their ids in order (mysql-shared-inserts.ts insertRowsOn).
+   */
   insertRows(sql: string, rows: unknown[][], alongside?: Statement[]): Promise<number[]>;
   /**
    * A READ COMMITTED transaction on a connection of its own, for steps that
@@ -62,55 +65,17 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
   const transaction: Database['transaction'] = (statements) =>
     mapped(transactionWithin(pool, queryTimeoutMs, statements));
 
-  let idStep: Promise<number> | undefined;
-  /**
-   * InnoDB reserves the ids of an INSERT whose row count it knows in one step,
-   * in every innodb_autoinc_lock_mode, so the rows of one statement get
-   * consecutive ids, auto_increment_increment apart, from the first (the
-   * insertId). That setting is read once (per-session changes are not followed).
-   */
-  const autoIncrementStep = () => {
-    idStep ??= select<{ step: number }>('SELECT @@auto_increment_increment AS step').then(
-      ([row]) => Number(row?.step ?? 1),
-      (err) => {
-        idStep = undefined;
-        throw err;
-      },
-    );
-    return idStep;
-  };
-
-  /**
-   * The ids of `count` rows one INSERT wrote: consecutive, `step` apart (see
-   * autoIncrementStep). With `alongside`, one transaction holds all the
-   * statements, sent in one round trip.
-   */
-  async function insertWith(
-    sql: string,
-    values: unknown[],
-    count: number,
-    alongside: Statement[],
-    step = 1,
-  ): Promise<number[]> {
-    const result =
-      alongside.length > 0
-        ? ((await transaction([{ sql, values }, ...alongside]))[0] as ResultSetHeader)
-        : await write(sql, values);
-    return Array.from({ length: count }, (_row, i) => result.insertId + i * step);
-  }
+  const insertRows = insertRowsOn(pool, queryTimeoutMs);
 
   return {
     select,
     write,
     transaction,
     async insert(sql, values, alongside = []) {
-      const [id] = await retriedOnConflict(() => insertWith(sql, values, 1, alongside));
+      const [id] = await retriedOnConflict(() => insertRows(sql, [values], alongside));
       return id as number;
     },
-    async insertRows(sql, rows, alongside = []) {
-      const step = rows.length > 1 ? await autoIncrementStep() : 1;
-      return insertWith(sql, rows.flat(), rows.length, alongside, step);
-    },
+    insertRows,
     readCommitted: (work) => readCommitted(pool, queryTimeoutMs, work),
     async lookupThenStream(lookup, list) {
       return (await holdConnection(pool, queryTimeoutMs)).lookupThenStream(lookup, list);
@@ -118,19 +83,4 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     hold: () => holdConnection(pool, queryTimeoutMs),
     connections: poolSize(pool),
   };
-}
-
-/**
- * `write`, tried again when the server gave it up for another transaction's
- * locks (a lost deadlock or lock wait, in which it kept nothing), until
- * `attempts` have failed; then that LockConflictError.
- */
-export async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 2): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (err) {
-      if (!(err instanceof LockConflictError) || attempt >= attempts) throw err;
-    }
-  }
 }

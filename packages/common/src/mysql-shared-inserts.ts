@@ -1,6 +1,8 @@
+import type { Pool, ResultSetHeader } from 'mysql2/promise';
 import { LockConflictError, StoreUnavailableError } from './errors.js';
-import { type Database, retriedOnConflict } from './mysql-database.js';
-import type { Statement } from './mysql-driver.js';
+import type { Database } from './mysql-database.js';
+import { queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
+import { storeFailure } from './mysql-failures.js';
 
 interface WaitingRow<Key> {
   values: unknown[];
@@ -124,4 +126,59 @@ export function sharedInserts<Key>(
     /** Rows waiting for a turn (a metric: they wait for a connection, as the pool's queue does). */
     waiting: (): number => waiting.length,
   };
+}
+
+const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
+
+/**
+ * Database.insertRows on `pool`, straight to the driver; failures as
+ * storeFailure's. InnoDB reserves the ids of an INSERT whose row count it
+ * knows in one step, in every innodb_autoinc_lock_mode, so its rows get
+ * consecutive ids, auto_increment_increment apart, from the first (the
+ * insertId); that setting is read once (per-session changes are not
+ * followed). With `alongside`, one transaction holds all the statements, in
+ * one round trip.
+ */
+export function insertRowsOn(pool: Pool, timeoutMs: number): Database['insertRows'] {
+  let idStep: Promise<number> | undefined;
+  const autoIncrementStep = () =>
+    (idStep ??= queryWithin<{ step: number }[]>(pool, timeoutMs, AUTO_INCREMENT_STEP, []).then(
+      ([row]) => Number(row?.step ?? 1),
+      (err) => {
+        idStep = undefined;
+        throw storeFailure(err);
+      },
+    ));
+  const inserted = async (sql: string, values: unknown[], alongside: Statement[]) =>
+    alongside.length > 0
+      ? ((
+          await transactionWithin(pool, timeoutMs, [{ sql, values }, ...alongside])
+        )[0] as ResultSetHeader)
+      : queryWithin<ResultSetHeader>(pool, timeoutMs, sql, values, { prepared: true });
+
+  return async (sql, rows, alongside = []) => {
+    const step = rows.length > 1 ? await autoIncrementStep() : 1;
+    let result: ResultSetHeader;
+    try {
+      result = await inserted(sql, rows.flat(), alongside);
+    } catch (err) {
+      throw storeFailure(err);
+    }
+    return Array.from({ length: rows.length }, (_row, i) => result.insertId + i * step);
+  };
+}
+
+/**
+ * `write`, tried again when the server gave it up for another transaction's
+ * locks (a lost deadlock or lock wait, in which it kept nothing), until
+ * `attempts` have failed; then that LockConflictError.
+ */
+export async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 2): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof LockConflictError) || attempt >= attempts) throw err;
+    }
+  }
 }

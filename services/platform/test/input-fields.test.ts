@@ -1,8 +1,7 @@
 import { AppError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
 import { feedQuery } from '../src/events/event.schema.js';
-import { pathId } from '../src/input/fields.js';
-import { parseInput } from '../src/input/parse.js';
+import { parseInput, pathId } from '../src/input/parse.js';
 import { newService } from '../src/offerings/service.schema.js';
 import { webhookParams } from '../src/webhooks/webhook.schema.js';
 

@@ -24,8 +24,8 @@ export interface Created {
   replayed: boolean;
 }
 
-/** Writes a row, keeping `key` with it in the same transaction when one is given. */
-type KeyedWrite = (key?: RequestKey) => Promise<number>;
+/** Writes a row, keeping `key` with it in the same transaction. */
+type KeyedWrite = (key: RequestKey) => Promise<number>;
 
 /** A key found expired is dropped and the create tried again; a third race is in flight. */
 const ATTEMPTS = 3;
@@ -115,13 +115,13 @@ export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
     },
 
     /**
-     * `write`, once per key when a key is given. A key already kept gives its row (a replay) or a
-     * KeyReusedError (another body). A key whose row another transaction holds
+     * `write`, once per key (a create without a key does not come here). A
+     * key already kept gives its row (a replay) or a KeyReusedError (another
+     * body). A key whose row another transaction holds
      * (its request in flight, on any instance) is a KeyInFlightError: the
      * transaction gave up at once, and no request waits for another's.
      */
-    async once(key: RequestKey | undefined, write: KeyedWrite): Promise<Created> {
-      if (key === undefined) return { id: await write(), replayed: false };
+    async once(key: RequestKey, write: KeyedWrite): Promise<Created> {
       for (let attempt = 1; ; attempt++) {
         try {
           return { id: await write(key), replayed: false };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BAD_LIMIT } from '../http/messages.js';
-import { limitField } from '../input/fields.js';
+import { limitField } from '../input/parse.js';
 import { BAD_AFTER, BAD_TYPE } from './event.messages.js';
 import { EVENT_TYPES } from './outbox.js';
 

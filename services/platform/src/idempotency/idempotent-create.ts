@@ -4,6 +4,12 @@ import type { Request, Response } from 'express';
 import type { Created, KeyedResource, RequestKey } from '../db/kept-keys.js';
 import { KEY_IN_FLIGHT, KEY_MALFORMED, KEY_REUSED } from './idempotency.messages.js';
 
+/**
+ * The header whose presence makes a create idempotent: the handlers look for
+ * it, and call here only when it was sent.
+ */
+export const IDEMPOTENCY_KEY = 'idempotency-key';
+
 /** 1 to 255 visible ASCII characters; quoted, the same without `"` and `\`. */
 const BARE_KEY = /^[!-~]{1,255}$/;
 const QUOTED_KEY = /^"([!#-[\]-~]{1,255})"$/;
@@ -21,17 +27,17 @@ export function idempotentCreates() {
 
   /**
    * Resolves to the id of the row the request created, or created earlier.
-   * `write` is the repository's create, given the request's key (none without
-   * the header); the key's request hash is taken from the body as sent.
+   * Called only for a request that sent the header; `write` is the
+   * repository's create, given the request's key, whose request hash is taken
+   * from the body as sent.
    */
   return async function create(
     req: Request,
     res: Response,
     resource: KeyedResource,
-    write: (key?: RequestKey) => Promise<Created>,
+    write: (key: RequestKey) => Promise<Created>,
   ): Promise<number> {
     const key = idempotencyKeyOf(req);
-    if (key === undefined) return (await write()).id;
     const name = `${resource} ${key}`;
     if (inFlight.has(name)) throw new AppError(409, KEY_IN_FLIGHT);
     inFlight.add(name);
@@ -52,17 +58,16 @@ export function idempotentCreates() {
 export type IdempotentCreate = ReturnType<typeof idempotentCreates>;
 
 /**
- * The request's Idempotency-Key: undefined without the header, a 400 when it
- * is malformed. The draft's Structured Field form (a string in double quotes)
- * names the key inside. Node joins a repeated header with ", ", and a space is
- * never part of a key, so two headers are refused as one malformed value.
+ * The request's Idempotency-Key, a 400 when it is malformed. The draft's
+ * Structured Field form (a string in double quotes) names the key inside.
+ * Node joins a repeated header with ", ", and a space is never part of a key,
+ * so two headers are refused as one malformed value.
  */
-function idempotencyKeyOf(req: Request): string | undefined {
-  const header = req.headers['idempotency-key'];
-  if (header === undefined) return undefined;
+function idempotencyKeyOf(req: Request): string {
+  const header = req.headers[IDEMPOTENCY_KEY];
   if (typeof header !== 'string') throw new AppError(400, KEY_MALFORMED);
   const quoted = QUOTED_KEY.exec(header);
-  if (quoted) return quoted[1];
+  if (quoted) return quoted[1] as string;
   if (BARE_KEY.test(header) && !header.startsWith('"') && !header.endsWith('"')) return header;
   throw new AppError(400, KEY_MALFORMED);
 }

@@ -1,7 +1,11 @@
+/**
+ * The platform's input: the JSON body, parseInput (a schema's every problem
+ * in one 400 text), and the field rules the resources' schemas share.
+ */
 import { AppError } from '@svc/common';
 import type { Request } from 'express';
-import type { z } from 'zod';
-import { NOT_JSON_TYPE } from '../http/messages.js';
+import { z } from 'zod';
+import { NOT_JSON_TYPE, notPositive } from '../http/messages.js';
 
 /** Parses input with a schema; every problem is named in one 400 text. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -23,3 +27,76 @@ export function jsonBody(req: Request): unknown {
   }
   return {};
 }
+
+/** The largest value of a MySQL INT column. */
+export const INT_MAX = 2_147_483_647;
+
+/** Omitted, null and empty are one: nothing sent. */
+export const isBlank = (input: unknown) => input === undefined || input === null || input === '';
+
+/**
+ * Text that is exactly `pattern` as its number, for the number schema after
+ * it; anything else goes on as it came, for that schema to refuse.
+ */
+export const textAsNumber = (pattern: RegExp) => (input: unknown) =>
+  typeof input === 'string' && pattern.test(input) ? Number(input) : input;
+
+/** Clients send numbers as JSON numbers or as digits, spaces around allowed (form fields, queries). */
+export const digitsAsNumber = (input: unknown) =>
+  typeof input === 'string' && /^\d+$/.test(input.trim()) ? Number(input) : input;
+
+/** Column lengths count characters, as utf8mb4 VARCHAR does, not UTF-16 units. */
+const fitsIn = (max: number) => (text: string) => [...text].length <= max;
+
+export function requiredText(field: string, max: number) {
+  return z
+    .string({
+      error: (issue) =>
+        isBlank(issue.input) ? `${field} is required` : `${field} must be a string`,
+    })
+    .trim()
+    .min(1, `${field} is required`)
+    .refine(fitsIn(max), `${field} must be at most ${max} characters`)
+    .meta({ maxLength: max, description: 'trimmed; not empty' });
+}
+
+/** Omitted, null, empty or blank is stored as NULL. */
+export function optionalText(field: string, max: number) {
+  return z
+    .string({ error: `${field} must be a string` })
+    .trim()
+    .refine(fitsIn(max), `${field} must be at most ${max} characters`)
+    .nullish()
+    .transform((text) => text || null)
+    .meta({ maxLength: max, description: 'trimmed; omitted, null or empty is stored as null' });
+}
+
+/** A row id in a body: a positive INT. */
+export function idField(field: string) {
+  const notId = notPositive(field);
+  const id = z
+    .int({ error: (issue) => (isBlank(issue.input) ? `${field} is required` : notId) })
+    .min(1, notId)
+    .max(INT_MAX, notId)
+    .meta({
+      type: ['integer', 'string'],
+      description: 'a positive integer, as a JSON number or a digit string',
+    });
+  return z.preprocess(digitsAsNumber, id);
+}
+
+const NOT_AN_ID = notPositive('id');
+
+/** The `:id` of a path: digits only, a positive INT. */
+export const pathId = z.preprocess(
+  textAsNumber(/^\d+$/),
+  z.int(NOT_AN_ID).min(1, NOT_AN_ID).max(INT_MAX, NOT_AN_ID),
+);
+
+/** The `limit` of a list read in parts: 1 to 500. */
+export const limitField = (text: string) =>
+  z
+    .string(text)
+    .regex(/^\d{1,3}$/, text)
+    .transform(Number)
+    .refine((limit) => limit >= 1 && limit <= 500, text);

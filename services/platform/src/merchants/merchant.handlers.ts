@@ -2,8 +2,8 @@ import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
 import type { RouterDeps } from '../http/router-deps.js';
-import { pathId } from '../input/fields.js';
-import { jsonBody, parseInput } from '../input/parse.js';
+import { IDEMPOTENCY_KEY } from '../idempotency/idempotent-create.js';
+import { jsonBody, parseInput, pathId } from '../input/parse.js';
 import { sendList } from '../lists/send-list.js';
 import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 import type { MerchantRepository } from './merchant.repository.js';
@@ -22,7 +22,10 @@ export function merchantHandlers(
 
     async add(req: Request, res: Response) {
       const merchant = parseInput(newMerchant, jsonBody(req));
-      const id = await createOnce(req, res, 'merchant', (key) => merchants.create(merchant, key));
+      const id =
+        req.headers[IDEMPOTENCY_KEY] === undefined
+          ? (await merchants.create(merchant)).id
+          : await createOnce(req, res, 'merchant', (key) => merchants.create(merchant, key));
       res.json(messageBody(200, MERCHANT_ADDED, { id }));
     },
 

@@ -64,13 +64,13 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
      * Idempotency-Key, in the same transaction (once per key: db/kept-keys.ts).
      */
     create(merchant: NewMerchant, key?: RequestKey): Promise<Created> {
-      return keys.once(key, (kept) =>
+      const write = (kept?: RequestKey) =>
         db.insert(
           'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
           [merchant.name, merchant.address, merchant.phone],
-          [...keys.keep([kept]), ADDED_EVENT],
-        ),
-      );
+          kept ? [...keys.keep([kept]), ADDED_EVENT] : [ADDED_EVENT],
+        );
+      return key ? keys.once(key, write) : write().then((id) => ({ id, replayed: false }));
     },
 
     /** Status 1, with a merchant.approved event when it changes; a NotFoundError when no merchant has the id. */

@@ -7,7 +7,7 @@ import {
   timestamp,
 } from '../api-docs/reply-schemas.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
-import { requiredText } from '../input/fields.js';
+import { requiredText } from '../input/parse.js';
 import { pageQuery, toPage } from '../lists/list-query.js';
 import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 

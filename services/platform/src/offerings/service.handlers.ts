@@ -2,8 +2,8 @@ import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
 import type { RouterDeps } from '../http/router-deps.js';
-import { pathId } from '../input/fields.js';
-import { jsonBody, parseInput } from '../input/parse.js';
+import { IDEMPOTENCY_KEY } from '../idempotency/idempotent-create.js';
+import { jsonBody, parseInput, pathId } from '../input/parse.js';
 import { sendList } from '../lists/send-list.js';
 import { SERVICE_ADDED } from './service.messages.js';
 import type { ServiceRepository } from './service.repository.js';
@@ -22,7 +22,10 @@ export function serviceHandlers(
 
     async add(req: Request, res: Response) {
       const service = parseInput(newService, jsonBody(req));
-      const id = await createOnce(req, res, 'service', (key) => services.create(service, key));
+      const id =
+        req.headers[IDEMPOTENCY_KEY] === undefined
+          ? (await services.create(service)).id
+          : await createOnce(req, res, 'service', (key) => services.create(service, key));
       res.json(messageBody(200, SERVICE_ADDED, { id }));
     },
 

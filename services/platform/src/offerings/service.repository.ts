@@ -89,7 +89,7 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
      * A merchant id no row has is a MissingReferenceError naming it.
      */
     create(service: NewService, key?: RequestKey): Promise<Created> {
-      return keys.once(key, async (kept) => {
+      const write = async (kept?: RequestKey) => {
         try {
           return await db.insert(
             `INSERT INTO services (merchant_id, name, price, category, image_url, stock)
@@ -102,12 +102,13 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
               service.image_url,
               service.stock,
             ],
-            [...keys.keep([kept]), ADDED_EVENT],
+            kept ? [...keys.keep([kept]), ADDED_EVENT] : [ADDED_EVENT],
           );
         } catch (err) {
           throw naming(err, 'merchant', service.merchant_id);
         }
-      });
+      };
+      return key ? keys.once(key, write) : write().then((id) => ({ id, replayed: false }));
     },
 
     /**

@@ -3,7 +3,7 @@ import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-en
 import { pageHeaders } from '../api-docs/reply-schemas.js';
 import { LIST_FAILED, LISTED, notPositive, STORAGE_UNAVAILABLE } from '../http/messages.js';
 import type { SpecRoute } from '../http/routes.js';
-import { pathId } from '../input/fields.js';
+import { pathId } from '../input/parse.js';
 import type { serviceHandlers } from './service.handlers.js';
 import {
   SERVICE_ADD_FAILED,

@@ -14,7 +14,7 @@ import {
   isBlank,
   optionalText,
   requiredText,
-} from '../input/fields.js';
+} from '../input/parse.js';
 import { pageQuery, toPage } from '../lists/list-query.js';
 import { SERVICE_ADDED, SERVICE_PUBLISHED, SERVICE_UNPUBLISHED } from './service.messages.js';
 

@@ -2,8 +2,8 @@ import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
 import type { RouterDeps } from '../http/router-deps.js';
-import { pathId } from '../input/fields.js';
-import { jsonBody, parseInput } from '../input/parse.js';
+import { IDEMPOTENCY_KEY } from '../idempotency/idempotent-create.js';
+import { jsonBody, parseInput, pathId } from '../input/parse.js';
 import { sendList } from '../lists/send-list.js';
 import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
 import type { OrderRepository } from './order.repository.js';
@@ -22,7 +22,10 @@ export function orderHandlers(orders: OrderRepository, { wholeLists, createOnce 
 
     async create(req: Request, res: Response) {
       const order = parseInput(newOrder, jsonBody(req));
-      const id = await createOnce(req, res, 'order', (key) => orders.create(order, key));
+      const id =
+        req.headers[IDEMPOTENCY_KEY] === undefined
+          ? (await orders.create(order)).id
+          : await createOnce(req, res, 'order', (key) => orders.create(order, key));
       res.json(messageBody(200, ORDER_CREATED, { id }));
     },
 

@@ -64,7 +64,10 @@ export function orderRepository(
     maxRows: ROWS_PER_INSERT,
     // As many as the pool's connections could hold in shared INSERTs.
     maxWaiting: db.connections * ROWS_PER_INSERT,
-    alongside: (sent) => [...keys.keep(sent), CREATED_EVENTS[sent.length - 1] as Statement],
+    alongside: (sent) => [
+      ...(sent.some((key) => key) ? keys.keep(sent) : []),
+      CREATED_EVENTS[sent.length - 1] as Statement,
+    ],
   });
   /**
    * The rows after `filter`, newest first: the ids come from the index alone,
@@ -166,7 +169,7 @@ export function orderRepository(
      * row has is a MissingReferenceError naming it.
      */
     create(order: NewOrder, key?: RequestKey): Promise<Created> {
-      return keys.once(key, async (kept) => {
+      const write = async (kept?: RequestKey) => {
         try {
           const id = await newOrders.insert(
             [order.service_id, order.user_name, order.user_phone],
@@ -177,7 +180,8 @@ export function orderRepository(
         } catch (err) {
           throw naming(err, 'service', order.service_id);
         }
-      });
+      };
+      return key ? keys.once(key, write) : write().then((id) => ({ id, replayed: false }));
     },
 
     /** New orders waiting for a turn to be written (see create). */

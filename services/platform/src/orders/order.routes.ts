@@ -10,7 +10,7 @@ import {
   STORAGE_UNAVAILABLE,
 } from '../http/messages.js';
 import type { SpecRoute } from '../http/routes.js';
-import { pathId } from '../input/fields.js';
+import { pathId } from '../input/parse.js';
 import type { orderHandlers } from './order.handlers.js';
 import {
   BAD_ORDER_STATUS,

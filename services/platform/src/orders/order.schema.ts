@@ -7,7 +7,7 @@ import {
   timestamp,
 } from '../api-docs/reply-schemas.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
-import { idField, isBlank, requiredText } from '../input/fields.js';
+import { idField, isBlank, requiredText } from '../input/parse.js';
 import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../lists/list-query.js';
 import {
   BAD_ORDER_STATUS,

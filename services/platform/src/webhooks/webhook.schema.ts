@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { rowId } from '../api-docs/reply-schemas.js';
 import { EVENT_TYPES } from '../events/outbox.js';
 import { BAD_LIMIT, NOT_AN_OBJECT, notPositive } from '../http/messages.js';
-import { limitField, textAsNumber } from '../input/fields.js';
+import { limitField, textAsNumber } from '../input/parse.js';
 import { BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
 
 const isWebUrl = (text: string) =>
