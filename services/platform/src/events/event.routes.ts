@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LISTED } from '../http/messages.js';
 import type { StatusRoute } from '../http/routes.js';
+import { exampleOrder } from '../orders/order.routes.js';
 import type { eventHandlers } from './event.handlers.js';
 import { BAD_AFTER, eventsGone } from './event.messages.js';
 import { event, feedQuery, streamQuery } from './event.schema.js';
@@ -11,18 +12,7 @@ const exampleEvent = {
   id: '42',
   type: 'order.created',
   createdAt: '2026-11-22T19:15:04.123Z',
-  data: {
-    id: 7,
-    service_id: 1,
-    user_name: '李四',
-    user_phone: '13912345678',
-    create_time: '2026-11-22T19:15:04.000Z',
-    status: 0,
-    server_name: '日常保洁',
-    service_name: '日常保洁',
-    price: '150.00',
-    merchant_name: '张三家政',
-  },
+  data: { ...exampleOrder, id: 7 },
 };
 
 /** The feed and the stream: administrator routes, as events carry phone numbers. */

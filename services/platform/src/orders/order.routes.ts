@@ -32,6 +32,20 @@ const createFailure = errorEnvelope(ORDER_CREATE_FAILED);
 const completeFailure = msgEnvelope(ORDER_NOT_FOUND);
 const tags = ['orders'];
 
+/** An order as the order list answers it (and order events carry it). */
+export const exampleOrder = {
+  id: 1,
+  service_id: 1,
+  user_name: '李四',
+  user_phone: '13912345678',
+  create_time: '2026-11-22T19:15:04.000Z',
+  status: 0,
+  server_name: '日常保洁',
+  service_name: '日常保洁',
+  price: '150.00',
+  merchant_name: '张三家政',
+};
+
 /** The administrator client calls the paths without /api, and /add for create. */
 const ADMIN_CLIENT = 'the administrator client';
 
@@ -50,20 +64,7 @@ export const orderRoutes: SpecRoute<ReturnType<typeof orderHandlers>>[] = [
     replyExample: {
       code: 200,
       message: LISTED,
-      data: [
-        {
-          id: 1,
-          service_id: 1,
-          user_name: '李四',
-          user_phone: '13912345678',
-          create_time: '2026-11-22T19:15:04.000Z',
-          status: 0,
-          server_name: '日常保洁',
-          service_name: '日常保洁',
-          price: '150.00',
-          merchant_name: '张三家政',
-        },
-      ],
+      data: [exampleOrder],
     },
     replyHeaders: {
       ...pageHeaders,
