@@ -124,7 +124,7 @@ type Case = (typeof cases)[number];
  */
 async function createsAgainst(
   c: Case,
-  baseline: { server: RunningServer; label: string; plain?: true },
+  baseline: { server: RunningServer; label: string; plain?: true; suffix?: string },
   ours: RunningServer,
   settings: BenchSettings,
   dbCpu: () => Promise<number>,
@@ -154,7 +154,7 @@ async function createsAgainst(
     `  ours ${mine.rps.toFixed(0)} rps (${mine.cpuUs?.toFixed(0)} us cpu/req, db ${mine.dbCpuUs?.toFixed(0)} us) vs ${base.rps.toFixed(0)} rps (${base.cpuUs?.toFixed(0)} us, db ${base.dbCpuUs?.toFixed(0)} us)`,
   );
   return row({
-    scenario: `events: ${c.name}`,
+    scenario: `events: ${c.name}${baseline.suffix ?? ''}`,
     rps: mine.rps,
     p50_ms: mine.p50,
     p99_ms: mine.p99,
@@ -202,7 +202,12 @@ export async function eventsCost(settings: BenchSettings): Promise<ResultRow[]> 
   try {
     const beforeLabel = 'BENCH_COMPARE_ROOT (the same create, no events)';
     for (const c of before ? cases : []) {
-      const baseline = { server: before as RunningServer, label: beforeLabel };
+      const baseline = {
+        server: before as RunningServer,
+        label: beforeLabel,
+        // Its own name, so a summary of several runs keeps it apart from the old server's row.
+        suffix: ', against BENCH_COMPARE_ROOT',
+      };
       rows.push(await createsAgainst(c, baseline, ours, settings, dbCpu));
     }
     // Its deliverer would claim the backlog below too, and refuse the loopback receiver.
