@@ -36,7 +36,7 @@ export const configSchema = z.object({
   /** Whole (unpaged) lists of each route that may hold a connection of the pool at once. */
   LIST_CONCURRENCY: intVar(2, 1, 1000),
   /** Shared order INSERTs (of up to 32 orders each) running at once. */
-  INSERT_CONCURRENCY: intVar(2, 1, 1000),
+  INSERT_CONCURRENCY: intVar(1, 1, 1000),
   /** How long a create's Idempotency-Key is kept, from its first request: a day, at most 30. */
   IDEMPOTENCY_TTL_SECONDS: intVar(86_400, 1, 30 * 86_400),
   /** How long events are kept for the feed, the stream and webhook retries, in days. */

@@ -107,6 +107,16 @@ describe('every change writes its event', () => {
     expect(created).toMatchObject({ status: 0, service_name: '日常保洁', price: '150.00' });
   });
 
+  it('reads an event written before events named their rows (migration 008) with the data it holds', async () => {
+    const data = { id: 424_242, name: '迁移前的商家', status: 0 };
+    await execute(t.pool, "INSERT INTO events (type, data) VALUES ('merchant.added', ?)", [
+      JSON.stringify(data),
+    ]);
+    await expect
+      .poll(async () => (await eventsAfter(since)).map(({ type, data }) => ({ type, data })))
+      .toEqual([{ type: 'merchant.added', data }]);
+  });
+
   it('writes none for a change that fails, a missing row, or a keyed replay', async () => {
     const service = await addService(t.app, await addMerchant(t.app));
     since = await mark();

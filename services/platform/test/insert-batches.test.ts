@@ -15,7 +15,6 @@ import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
 import { keptKeys, type RequestKey } from '../src/db/kept-keys.js';
 import { newRowEvents } from '../src/events/outbox.js';
 import { migrationsDir } from '../src/migrations-dir.js';
-import { ORDER_EVENTS } from '../src/orders/order-rows.js';
 import {
   addMerchant,
   addService,
@@ -43,7 +42,7 @@ beforeAll(async () => {
     ...ORDER_COLUMNS,
     alongside: (keys) => [
       ...keptKeys(platformDatabase(t.pool), 60).keep(keys),
-      newRowEvents('order.created', ORDER_EVENTS, keys.length),
+      newRowEvents('order.created', keys.length),
     ],
   };
 });

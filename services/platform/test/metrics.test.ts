@@ -126,8 +126,8 @@ describe('GET /metrics on the platform', () => {
     const held = await Promise.all(
       Array.from({ length: connections }, () => t.pool.getConnection()),
     );
-    // The two INSERTs the platform runs at once (INSERT_CONCURRENCY) wait in the pool's
-    // queue with an order each; the three orders after them wait in line.
+    // The one INSERT the platform runs at a time (INSERT_CONCURRENCY) waits in the pool's
+    // queue with an order; the four orders after it wait in line.
     const created = Promise.all(
       Array.from({ length: 5 }, () =>
         request(t.app)
@@ -136,7 +136,7 @@ describe('GET /metrics on the platform', () => {
       ),
     );
     try {
-      await expect.poll(gauges).toEqual({ waiting: 3, queued: 2 });
+      await expect.poll(gauges).toEqual({ waiting: 4, queued: 1 });
     } finally {
       for (const connection of held) connection.release();
     }

@@ -1,4 +1,5 @@
 import type { PlatformDatabase } from '../db/database.js';
+import { EVENT_DATA } from './event-data.js';
 import type { EventType } from './outbox.js';
 
 /** A published event: its id and type, and its JSON text `{ id, type, createdAt, data }`. */
@@ -14,7 +15,8 @@ interface FeedBounds {
   last: number;
 }
 
-const EVENT_COLUMNS = `id, type, DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%s.%f') AS created_at, data`;
+const EVENT_COLUMNS = `e.id, e.type, DATE_FORMAT(e.created_at, '%Y-%m-%dT%H:%i:%s.%f') AS created_at,
+  ${EVENT_DATA} AS data`;
 
 interface EventRow {
   id: number;
@@ -36,9 +38,9 @@ export function eventRepository(db: PlatformDatabase) {
   return {
     /** Events with an id above `after`, oldest first, of `types` when given. */
     async after(after: number, limit: number, types?: readonly EventType[]): Promise<FeedEvent[]> {
-      const filter = types ? ` AND type IN (${types.map(() => '?').join(', ')})` : '';
+      const filter = types ? ` AND e.type IN (${types.map(() => '?').join(', ')})` : '';
       const rows = await db.select<EventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM events WHERE id > ?${filter} ORDER BY id LIMIT ?`,
+        `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id > ?${filter} ORDER BY e.id LIMIT ?`,
         [after, ...(types ?? []), limit],
       );
       return rows.map(feedEvent);
@@ -48,7 +50,7 @@ export function eventRepository(db: PlatformDatabase) {
     async byIds(ids: number[]): Promise<Map<number, FeedEvent>> {
       if (ids.length === 0) return new Map();
       const rows = await db.select<EventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM events WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id IN (${ids.map(() => '?').join(', ')})`,
         ids,
       );
       return new Map(rows.map((row) => [Number(row.id), feedEvent(row)]));

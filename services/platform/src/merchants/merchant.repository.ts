@@ -27,7 +27,7 @@ const MERCHANT_COLUMNS = selectColumns(MERCHANT_FIELDS);
 const MERCHANT_JSON = `SELECT ${jsonColumn(MERCHANT_FIELDS)} FROM merchants ORDER BY id`;
 
 /** A merchant's events carry it as the merchant list shows it. */
-const MERCHANT_EVENTS: EventSource = {
+export const MERCHANT_EVENTS: EventSource = {
   table: 'merchants',
   from: 'merchants',
   id: 'id',
@@ -35,7 +35,7 @@ const MERCHANT_EVENTS: EventSource = {
 };
 
 /** A new merchant's event INSERT, made once. */
-const ADDED_EVENT = newRowEvents('merchant.added', MERCHANT_EVENTS, 1);
+const ADDED_EVENT = newRowEvents('merchant.added', 1);
 
 export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
   return {

@@ -36,7 +36,7 @@ const SELECT_ROWS = `SELECT ${selectColumns(SERVICE_FIELDS)} ${FROM}`;
 const SELECT_JSON = `SELECT ${jsonColumn(SERVICE_FIELDS)} ${FROM}`;
 
 /** A service's events carry it as the service list shows it. */
-const SERVICE_EVENTS: EventSource = {
+export const SERVICE_EVENTS: EventSource = {
   table: 'services',
   from: TABLES,
   id: 's.id',
@@ -57,7 +57,7 @@ function where(category: string | undefined) {
 }
 
 /** A new service's event INSERT, made once. */
-const ADDED_EVENT = newRowEvents('service.added', SERVICE_EVENTS, 1);
+const ADDED_EVENT = newRowEvents('service.added', 1);
 
 export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
   return {

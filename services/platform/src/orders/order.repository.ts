@@ -39,7 +39,7 @@ const ROWS_PER_INSERT = 32;
 
 /** The order.created INSERT of each row count (rows - 1), made once rather than per create. */
 const CREATED_EVENTS = Array.from({ length: ROWS_PER_INSERT }, (_row, i) =>
-  newRowEvents('order.created', ORDER_EVENTS, i + 1),
+  newRowEvents('order.created', i + 1),
 );
 
 interface OrderRepositoryOptions {
@@ -55,7 +55,7 @@ interface OrderRepositoryOptions {
 export function orderRepository(
   db: PlatformDatabase,
   keys: KeptKeys,
-  { insertConcurrency = 2, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
+  { insertConcurrency = 1, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
 ) {
   const newOrders = sharedInserts<RequestKey>(db, {
     table: 'orders',
