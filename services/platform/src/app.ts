@@ -19,7 +19,7 @@ import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { failureEnvelopes, type RouteMiddleware, specRouter, statusRouter } from './http/routes.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
-import { idempotentCreates } from './idempotency/idempotent-create.js';
+import { IDEMPOTENT_REPLAYED } from './idempotency/idempotency.messages.js';
 import { createSlots } from './lists/slots.js';
 import { merchantHandlers } from './merchants/merchant.handlers.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
@@ -72,7 +72,7 @@ const EXPOSED_HEADERS = [
   'X-Total-Count',
   'X-Next-Cursor',
   'Link',
-  'Idempotent-Replayed',
+  IDEMPOTENT_REPLAYED,
   'Retry-After',
 ];
 
@@ -80,7 +80,6 @@ export function createApp(deps: AppDeps): Express {
   const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
   const db = platformDatabase(pool, queryTimeoutMs, deps.replicas?.reads);
   const keys = keptKeys(db, deps.idempotencyTtlSeconds ?? 86_400);
-  const once = idempotentCreates();
   // Each route reads its own body, so a broken one is answered in that route's envelope.
   const middleware: RouteMiddleware = {
     json: express.json({ limit: `${bodyLimitKb}kb` }),
@@ -89,7 +88,6 @@ export function createApp(deps: AppDeps): Express {
   // Each resource bounds its own whole lists.
   const routerDeps = (): RouterDeps => ({
     wholeLists: createSlots(listConcurrency),
-    createOnce: once,
   });
 
   const app = createBaseApp({

@@ -1,20 +1,14 @@
-import { LockConflictError } from '@svc/common';
-import type { Request, Response } from 'express';
+import { KeyInFlightError, LockConflictError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
 import type { PlatformDatabase } from '../src/db/database.js';
-import { keptKeys } from '../src/db/kept-keys.js';
-import { idempotentCreates, requestHash } from '../src/idempotency/idempotent-create.js';
+import { keptKeys, type RequestKey } from '../src/db/kept-keys.js';
+import { requestHash } from '../src/input/parse.js';
 
 // The order of events a real race produces only now and then, laid out in turn:
-// this instance's transaction gives way to the key's holder twice, and the holder
+// this instance's transaction gives way to the key's holder, and the holder
 // commits before this instance asks whether the key is still held.
 const body = { name: 'x' };
-const req = { headers: { 'idempotency-key': 'k-1' }, body } as unknown as Request;
-const response = () => {
-  const headers: Record<string, string> = {};
-  const res = { set: (name: string, value: string) => (headers[name] = value) };
-  return { res: res as unknown as Response, headers };
-};
+const key: RequestKey = { resource: 'order', key: 'k-1', requestHash: requestHash(body) };
 
 /** A key store whose holder has just finished: nothing holds the key now. */
 function keysAfterHolder(kept: { rowId: number; requestHash: Buffer } | undefined) {
@@ -34,22 +28,33 @@ const conflictingInsert = async (): Promise<number> => {
 
 describe('a keyed create that gave way to the key holder', () => {
   it('replays the row the holder committed meanwhile', async () => {
-    const keys = keysAfterHolder({ rowId: 42, requestHash: requestHash(body) });
-    const { res, headers } = response();
-    const id = await idempotentCreates()(req, res, 'order', (key) =>
-      keys.once(key, conflictingInsert),
-    );
-    expect(id).toBe(42);
-    expect(headers).toEqual({ 'Idempotent-Replayed': 'true' });
+    const keys = keysAfterHolder({ rowId: 42, requestHash: key.requestHash });
+    expect(await keys.once(key, conflictingInsert)).toEqual({ id: 42, replayed: true });
   });
 
   it('answers the lock conflict itself when no key was kept (another lock was in the way)', async () => {
-    const { res, headers } = response();
     const keys = keysAfterHolder(undefined);
-    const create = idempotentCreates();
-    await expect(
-      create(req, res, 'order', (key) => keys.once(key, conflictingInsert)),
-    ).rejects.toBeInstanceOf(LockConflictError);
-    expect(headers).toEqual({});
+    await expect(keys.once(key, conflictingInsert)).rejects.toBeInstanceOf(LockConflictError);
+  });
+});
+
+describe('a key whose create runs on this instance', () => {
+  it('is in flight at once, before any SQL, and free again once that create ends', async () => {
+    const db = {
+      select: async () => {
+        throw new Error('no SQL for a key in flight here');
+      },
+    } as unknown as PlatformDatabase;
+    const keys = keptKeys(db, 60);
+    let finish: (id: number) => void = () => undefined;
+    const first = keys.once(key, () => new Promise<number>((resolve) => (finish = resolve)));
+    await expect(keys.once(key, async () => 8)).rejects.toBeInstanceOf(KeyInFlightError);
+    await expect(keys.once({ ...key, resource: 'merchant' }, async () => 9)).resolves.toEqual({
+      id: 9,
+      replayed: false,
+    });
+    finish(7);
+    expect(await first).toEqual({ id: 7, replayed: false });
+    expect(await keys.once(key, async () => 8)).toEqual({ id: 8, replayed: false });
   });
 });

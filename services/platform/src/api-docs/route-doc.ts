@@ -1,7 +1,11 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
 import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, WRITE_CONFLICT } from '../http/messages.js';
-import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
+import {
+  IDEMPOTENT_REPLAYED,
+  KEY_IN_FLIGHT,
+  KEY_REUSED,
+} from '../idempotency/idempotency.messages.js';
 import type { DocumentedFailure, FailureCode } from './failure-envelopes.js';
 import { wrongMethod } from './reply-schemas.js';
 
@@ -118,7 +122,7 @@ function keyed(operation: OperationDoc, failure: DocumentedFailure): void {
   const success = operation.responses[200] as ResponseDoc;
   success.headers = {
     ...success.headers,
-    'Idempotent-Replayed': {
+    [IDEMPOTENT_REPLAYED]: {
       description:
         '`true` when the answer is the one kept for the Idempotency-Key: nothing new was written',
       schema: z.literal('true'),

@@ -14,7 +14,7 @@ export type KeyedResource = 'merchant' | 'service' | 'order';
 export interface RequestKey {
   resource: KeyedResource;
   key: string;
-  /** SHA-256 of the request's body (see idempotency/idempotent-create.ts). */
+  /** SHA-256 of the request's body (see input/parse.ts requestKey). */
   requestHash: Buffer;
 }
 
@@ -43,6 +43,8 @@ const KEEP_ROW =
  */
 export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
   const statements: string[] = [];
+  /** Keys whose create runs on this instance now, as `resource key`. */
+  const inFlight = new Set<string>();
   // Two statements: the keys' rows locked without waiting, then the keys written.
   const keepStatement = (rows: number) =>
     (statements[rows] ??=
@@ -77,6 +79,35 @@ export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
   function replayOf(kept: { rowId: number; requestHash: Buffer }, key: RequestKey): Created {
     if (!kept.requestHash.equals(key.requestHash)) throw new KeyReusedError();
     return { id: kept.rowId, replayed: true };
+  }
+
+  /** `write`, or the outcome of the key kept or held meanwhile (see once). */
+  async function writeOnce(key: RequestKey, write: KeyedWrite): Promise<Created> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { id: await write(key), replayed: false };
+      } catch (err) {
+        if (err instanceof LockConflictError) {
+          if (await held(key)) throw new KeyInFlightError({ cause: err });
+          // The transaction that held the key may have committed it meanwhile: then
+          // this is its replay; else the conflict was another lock's, answered as such.
+          const kept = await find(key);
+          if (kept?.live) return replayOf(kept, key);
+          throw err;
+        }
+        if (!(err instanceof DuplicateEntryError)) throw err;
+        if (attempt === ATTEMPTS) throw new KeyInFlightError({ cause: err });
+      }
+      const kept = await find(key);
+      if (kept?.live) return replayOf(kept, key);
+      // Frees a key whose expiry has passed and that no sweep has removed yet.
+      if (kept) {
+        await db.update(
+          'DELETE FROM idempotency_keys WHERE resource = ? AND idempotency_key = ? AND expires_at <= NOW(3)',
+          [key.resource, key.key],
+        );
+      }
+    }
   }
 
   return {
@@ -117,35 +148,19 @@ export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
     /**
      * `write`, once per key (a create without a key does not come here). A
      * key already kept gives its row (a replay) or a KeyReusedError (another
-     * body). A key whose row another transaction holds
-     * (its request in flight, on any instance) is a KeyInFlightError: the
-     * transaction gave up at once, and no request waits for another's.
+     * body). A key whose create runs on this instance, or whose row another
+     * transaction holds (its request in flight on another instance), is a
+     * KeyInFlightError: at once, before any SQL here, and without waiting
+     * there, so no request waits for another's.
      */
     async once(key: RequestKey, write: KeyedWrite): Promise<Created> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return { id: await write(key), replayed: false };
-        } catch (err) {
-          if (err instanceof LockConflictError) {
-            if (await held(key)) throw new KeyInFlightError({ cause: err });
-            // The transaction that held the key may have committed it meanwhile: then
-            // this is its replay; else the conflict was another lock's, answered as such.
-            const kept = await find(key);
-            if (kept?.live) return replayOf(kept, key);
-            throw err;
-          }
-          if (!(err instanceof DuplicateEntryError)) throw err;
-          if (attempt === ATTEMPTS) throw new KeyInFlightError({ cause: err });
-        }
-        const kept = await find(key);
-        if (kept?.live) return replayOf(kept, key);
-        // Frees a key whose expiry has passed and that no sweep has removed yet.
-        if (kept) {
-          await db.update(
-            'DELETE FROM idempotency_keys WHERE resource = ? AND idempotency_key = ? AND expires_at <= NOW(3)',
-            [key.resource, key.key],
-          );
-        }
+      const name = `${key.resource} ${key.key}`;
+      if (inFlight.has(name)) throw new KeyInFlightError();
+      inFlight.add(name);
+      try {
+        return await writeOnce(key, write);
+      } finally {
+        inFlight.delete(name);
       }
     },
 

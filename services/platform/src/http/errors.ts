@@ -2,6 +2,8 @@ import {
   AppError,
   BusyError,
   bodyFaultOf,
+  KeyInFlightError,
+  KeyReusedError,
   LockConflictError,
   MissingReferenceError,
   messageBody,
@@ -9,6 +11,7 @@ import {
   StoreUnavailableError,
 } from '@svc/common';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
 import type { FailureEnvelope } from './envelopes.js';
 import {
   BODY_FAULTS,
@@ -40,6 +43,8 @@ function failureOf(
     return { code: 503, text: WRITE_CONFLICT, retryAfter: CONFLICT_RETRY_SECONDS };
   }
   if (err instanceof NotFoundError) return { code: 404, text: noSuchRow(err.what, err.id) };
+  if (err instanceof KeyInFlightError) return { code: 409, text: KEY_IN_FLIGHT };
+  if (err instanceof KeyReusedError) return { code: 422, text: KEY_REUSED };
   if (err instanceof MissingReferenceError && err.what !== undefined) {
     return { code: 500, text: noSuchRow(err.what, err.id ?? '') };
   }

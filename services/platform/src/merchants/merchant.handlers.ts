@@ -2,18 +2,15 @@ import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
 import type { RouterDeps } from '../http/router-deps.js';
-import { IDEMPOTENCY_KEY } from '../idempotency/idempotent-create.js';
-import { jsonBody, parseInput, pathId } from '../input/parse.js';
+import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
+import { jsonBody, parseInput, pathId, requestKey } from '../input/parse.js';
 import { sendList } from '../lists/send-list.js';
 import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 import type { MerchantRepository } from './merchant.repository.js';
 import { merchantListQuery, newMerchant } from './merchant.schema.js';
 
 /** Each route's work: parse the input, call the repository, answer; a failure is thrown. */
-export function merchantHandlers(
-  merchants: MerchantRepository,
-  { wholeLists, createOnce }: RouterDeps,
-) {
+export function merchantHandlers(merchants: MerchantRepository, { wholeLists }: RouterDeps) {
   return {
     async list(req: Request, res: Response) {
       const page = parseInput(merchantListQuery, req.query);
@@ -22,10 +19,8 @@ export function merchantHandlers(
 
     async add(req: Request, res: Response) {
       const merchant = parseInput(newMerchant, jsonBody(req));
-      const id =
-        req.headers[IDEMPOTENCY_KEY] === undefined
-          ? (await merchants.create(merchant)).id
-          : await createOnce(req, res, 'merchant', (key) => merchants.create(merchant, key));
+      const { id, replayed } = await merchants.create(merchant, requestKey(req, 'merchant'));
+      if (replayed) res.set(IDEMPOTENT_REPLAYED, 'true');
       res.json(messageBody(200, MERCHANT_ADDED, { id }));
     },
 

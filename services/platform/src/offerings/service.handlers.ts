@@ -2,18 +2,15 @@ import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
 import type { RouterDeps } from '../http/router-deps.js';
-import { IDEMPOTENCY_KEY } from '../idempotency/idempotent-create.js';
-import { jsonBody, parseInput, pathId } from '../input/parse.js';
+import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
+import { jsonBody, parseInput, pathId, requestKey } from '../input/parse.js';
 import { sendList } from '../lists/send-list.js';
 import { SERVICE_ADDED } from './service.messages.js';
 import type { ServiceRepository } from './service.repository.js';
 import { newService, serviceListQuery } from './service.schema.js';
 
 /** Each route's work: parse the input, call the repository, answer; a failure is thrown. */
-export function serviceHandlers(
-  services: ServiceRepository,
-  { wholeLists, createOnce }: RouterDeps,
-) {
+export function serviceHandlers(services: ServiceRepository, { wholeLists }: RouterDeps) {
   return {
     async list(req: Request, res: Response) {
       const { category, page } = parseInput(serviceListQuery, req.query);
@@ -22,10 +19,8 @@ export function serviceHandlers(
 
     async add(req: Request, res: Response) {
       const service = parseInput(newService, jsonBody(req));
-      const id =
-        req.headers[IDEMPOTENCY_KEY] === undefined
-          ? (await services.create(service)).id
-          : await createOnce(req, res, 'service', (key) => services.create(service, key));
+      const { id, replayed } = await services.create(service, requestKey(req, 'service'));
+      if (replayed) res.set(IDEMPOTENT_REPLAYED, 'true');
       res.json(messageBody(200, SERVICE_ADDED, { id }));
     },
 

@@ -2,8 +2,8 @@ import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
 import type { RouterDeps } from '../http/router-deps.js';
-import { IDEMPOTENCY_KEY } from '../idempotency/idempotent-create.js';
-import { jsonBody, parseInput, pathId } from '../input/parse.js';
+import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
+import { jsonBody, parseInput, pathId, requestKey } from '../input/parse.js';
 import { sendList } from '../lists/send-list.js';
 import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
 import type { OrderRepository } from './order.repository.js';
@@ -11,7 +11,7 @@ import { newOrder, orderListQuery } from './order.schema.js';
 import { sendWalkPage } from './order-walk.js';
 
 /** Each route's work: parse the input, call the repository, answer; a failure is thrown. */
-export function orderHandlers(orders: OrderRepository, { wholeLists, createOnce }: RouterDeps) {
+export function orderHandlers(orders: OrderRepository, { wholeLists }: RouterDeps) {
   return {
     /** A whole list or a numbered page (lists/send-list.ts), or a page of a walk by cursor. */
     async list(req: Request, res: Response) {
@@ -22,10 +22,8 @@ export function orderHandlers(orders: OrderRepository, { wholeLists, createOnce 
 
     async create(req: Request, res: Response) {
       const order = parseInput(newOrder, jsonBody(req));
-      const id =
-        req.headers[IDEMPOTENCY_KEY] === undefined
-          ? (await orders.create(order)).id
-          : await createOnce(req, res, 'order', (key) => orders.create(order, key));
+      const { id, replayed } = await orders.create(order, requestKey(req, 'order'));
+      if (replayed) res.set(IDEMPOTENT_REPLAYED, 'true');
       res.json(messageBody(200, ORDER_CREATED, { id }));
     },
 
