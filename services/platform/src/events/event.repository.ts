@@ -1,6 +1,7 @@
 import type { PlatformDatabase } from '../db/database.js';
 import { EVENT_DATA } from './event-data.js';
 import type { EventType } from './outbox.js';
+import { UNNUMBERED } from './publish.js';
 
 /** A published event: its id and type, and its JSON text `{ id, type, createdAt, data }`. */
 export interface FeedEvent {
@@ -107,7 +108,7 @@ export function eventRepository(db: PlatformDatabase) {
     async oldestUndeliveredAge(): Promise<number> {
       const [row] = await db.select<{ age: number | null }>(
         `SELECT TIMESTAMPDIFF(MICROSECOND, MIN(created_at), NOW(3)) / 1e6 AS age FROM (
-           (SELECT created_at FROM events WHERE id IS NULL ORDER BY seq LIMIT 1)
+           (SELECT created_at FROM events ${UNNUMBERED} WHERE id IS NULL ORDER BY seq LIMIT 1)
            UNION ALL
            (SELECT e.created_at FROM events e
             JOIN (SELECT MIN(event_id) AS id FROM webhook_deliveries WHERE status = 'pending') d
