@@ -42,8 +42,13 @@ const LAYERS: [layer: string, test: (frame: CallFrame) => boolean][] = [
     'body parsing (express.json)',
     (f) => /body-parser|raw-body|type-is|content-type@|iconv/.test(f.url),
   ],
-  ['validation (zod)', (f) => /\/zod@|http\/(input|fields)\./.test(f.url)],
-  ['Idempotency-Key (header, hash, in flight)', (f) => /\/idempotency\//.test(f.url)],
+  [
+    'Idempotency-Key (header, hash, in flight)',
+    (f) =>
+      /^(requestKey|requestHash|canonicalJson|once)$/.test(f.functionName) &&
+      /input\/parse\.|db\/kept-keys\./.test(f.url),
+  ],
+  ['validation (zod)', (f) => /\/zod@|input\/parse\./.test(f.url)],
   [
     'shared INSERT (the batcher, our database layer)',
     (f) => /db\/(kept-keys|database)\.|common\/(dist|src)\/mysql-/.test(f.url),
