@@ -19,6 +19,8 @@ export interface Database {
   select<T>(sql: string, values?: unknown[], options?: { rowsAsArray?: boolean }): Promise<T[]>;
   /** One write, sent as a server-side prepared statement (parsed once per connection). */
   write(sql: string, values: unknown[]): Promise<ResultSetHeader>;
+  /** `write`, answering only the number of rows it wrote (or matched, for an UPDATE). */
+  update(sql: string, values: unknown[]): Promise<number>;
   /** The statements as one transaction in one round trip; each one's result (see transactionWithin). */
   transaction(statements: Statement[]): Promise<unknown[]>;
   /**
@@ -70,6 +72,7 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
   return {
     select,
     write,
+    update: async (sql, values) => (await write(sql, values)).affectedRows,
     transaction,
     async insert(sql, values, alongside = []) {
       const [id] = await retriedOnConflict(() => insertRows(sql, [values], alongside));

@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { Database } from './mysql-database.js';
 
 const SECRET_BYTES = 32;
-
-/** What sharedSecrets needs of a database: a read, and a write that tells how many rows it wrote. */
-interface SecretTable {
-  select<T>(sql: string, values: unknown[]): Promise<T[]>;
-  update(sql: string, values: unknown[]): Promise<number>;
-}
 
 /**
  * Secrets kept in a MySQL table of `(name, secret)`, which every instance on
@@ -17,7 +12,7 @@ interface SecretTable {
  * have it yet). A failed read is tried again by the next caller.
  */
 export function sharedSecrets<Name extends string>(
-  db: SecretTable,
+  db: Pick<Database, 'select' | 'update'>,
   table: string,
 ): (name: Name) => Promise<Buffer> {
   const read = new Map<Name, Promise<Buffer>>();

@@ -2,15 +2,9 @@ import { createTestDatabase, type TestDatabase } from '@svc/test-kit';
 import type { Pool } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../src/errors.js';
-import { createDatabase, type Database } from '../src/mysql-database.js';
+import { createDatabase } from '../src/mysql-database.js';
 import { createMysqlPool } from '../src/mysql-settings.js';
 import { sharedSecrets } from '../src/shared-secrets.js';
-
-/** A secret table on common's Database, as auth's secret repository makes one. */
-const secretTable = (db: Database) => ({
-  select: <T>(sql: string, values: unknown[]) => db.select<T>(sql, values),
-  update: async (sql: string, values: unknown[]) => (await db.write(sql, values)).affectedRows,
-});
 
 describe('sharedSecrets', () => {
   let test: TestDatabase;
@@ -30,7 +24,7 @@ describe('sharedSecrets', () => {
   it('gives every instance starting together the one secret written first', async () => {
     // Eight instances, each with its own reader, ask for the same new secret at once.
     const instances = Array.from({ length: 8 }, () =>
-      sharedSecrets<'signing'>(secretTable(createDatabase(pool)), 'app_secrets'),
+      sharedSecrets<'signing'>(createDatabase(pool), 'app_secrets'),
     );
     const secrets = await Promise.all(instances.map((secret) => secret('signing')));
     const [[row]] = (await pool.query("SELECT secret FROM app_secrets WHERE name = 'signing'")) as [
@@ -49,7 +43,7 @@ describe('sharedSecrets', () => {
     let reads = 0;
     let failNext = true;
     const counting = {
-      select: <T>(sql: string, values: unknown[]) => {
+      select: <T>(sql: string, values?: unknown[]) => {
         reads++;
         return db.select<T>(sql, values);
       },
@@ -58,7 +52,7 @@ describe('sharedSecrets', () => {
           failNext = false;
           throw new StoreUnavailableError('mysql', new Error('connection refused'));
         }
-        return (await db.write(sql, values)).affectedRows;
+        return db.update(sql, values);
       },
     };
     const secret = sharedSecrets<'signing'>(counting, 'app_secrets');

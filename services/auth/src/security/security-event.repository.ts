@@ -93,11 +93,10 @@ export function securityEventRepository(db: Database) {
 
     /** Deletes up to `limit` events older than `cutoff`; resolves how many it deleted. */
     async deleteOlderThan(cutoff: Date, limit: number): Promise<number> {
-      const result = await db.write(
+      return db.update(
         `DELETE FROM security_events WHERE at < ? ORDER BY at LIMIT ${Number(limit)}`,
         [cutoff],
       );
-      return result.affectedRows;
     },
   };
 }

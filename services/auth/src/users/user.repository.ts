@@ -48,7 +48,7 @@ export function userRepository(db: Database) {
           ? 'UPDATE users SET password = ? WHERE id = ?'
           : 'UPDATE users SET password = ? WHERE id = ? AND password = ?';
       const values = expected === undefined ? [passwordHash, id] : [passwordHash, id, expected];
-      return (await db.write(sql, values)).affectedRows === 1;
+      return (await db.update(sql, values)) === 1;
     },
   };
 }

@@ -24,8 +24,8 @@ export interface PlatformDatabase extends ListDatabase {
   insert: Database['insert'];
   /** Common's Database.insertRows: one INSERT of every row, shared by sharedInserts. */
   insertRows: Database['insertRows'];
-  /** Returns the number of rows the statement matched. */
-  update(sql: string, values: unknown[]): Promise<number>;
+  /** Common's Database.update: the number of rows the statement wrote or matched. */
+  update: Database['update'];
   /**
    * The statements as one transaction (see outbox.ts statusChange); true when
    * the first, a SELECT that locks the changed row, found it.
@@ -85,9 +85,7 @@ export function platformDatabase(
     lists: listReads ? readsOn(listReads) : reads,
     insert: db.insert,
     insertRows: db.insertRows,
-    async update(sql, values) {
-      return (await db.write(sql, values)).affectedRows;
-    },
+    update: db.update,
     async change(statements) {
       const [locked] = (await db.transaction(statements)) as unknown[][];
       return (locked?.length ?? 0) > 0;
