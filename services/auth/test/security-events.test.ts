@@ -175,25 +175,31 @@ describe('GET /api/user/security-events', () => {
     }
   });
 
-  it('writes nothing for an unknown username, and nothing for a refused login', async () => {
+  it('writes an unknown username’s failures as a known one’s, with no user, and nothing for a refused login', async () => {
     const app = buildApp(stores, BEHIND_PROXY).app;
-    const count = async () => {
+    const typesOfNoUserFrom = async (ip: string) => {
       const [rows] = await stores.pool.query<RowDataPacket[]>(
-        'SELECT COUNT(*) AS n FROM security_events',
+        'SELECT type FROM security_events WHERE user_id IS NULL AND ip = ? ORDER BY id',
+        [ip],
       );
-      return Number(rows[0]?.n);
+      return rows.map((row) => row.type);
     };
-    const before = await count();
-    for (let i = 0; i < 7; i++) {
-      await loginFrom(app, { username: uniqueName('ghost'), password: 'x' }, '192.0.2.1');
-    }
-    expect(await count()).toBe(before);
-
-    const { id, username } = await registerUser(app);
-    for (let i = 0; i < 8; i++) await loginFrom(app, { username, password: 'x' }, '192.0.2.2');
-    const types = (await rowsOf(id)).map((row) => row.type);
     // Five failures, the lock; the three refused attempts reached no check and wrote nothing.
-    expect(types).toEqual([...Array(5).fill('login_failed'), 'locked']);
+    const written = [...Array(5).fill('login_failed'), 'locked'];
+
+    const ghost = uniqueName('ghost');
+    for (let i = 0; i < 8; i++) {
+      await loginFrom(app, { username: ghost, password: 'x' }, '192.0.2.1');
+    }
+    expect(await typesOfNoUserFrom('192.0.2.1')).toEqual(written);
+
+    const { id, username, password } = await registerUser(app);
+    for (let i = 0; i < 8; i++) await loginFrom(app, { username, password: 'x' }, '192.0.2.2');
+    expect((await rowsOf(id)).map((row) => row.type)).toEqual(written);
+    expect(await typesOfNoUserFrom('192.0.2.2')).toEqual([]);
+    // No user's page shows the rows of no user.
+    const listed = await eventsOf(app, await login(app, username, password));
+    expect(listed.map((event) => event.ip)).toEqual(['127.0.0.1', ...Array(6).fill('192.0.2.2')]);
   });
 
   it('never shows another user’s events, nor takes another user’s cursor', async () => {

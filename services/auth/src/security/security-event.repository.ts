@@ -52,7 +52,7 @@ const valuesOf = (event: NewSecurityEvent) => [
 /** Users' security events in MySQL (`security_events`). */
 export function securityEventRepository(db: Database) {
   return {
-    async insert(userId: number, event: NewSecurityEvent): Promise<void> {
+    async insert(userId: number | null, event: NewSecurityEvent): Promise<void> {
       await db.write(`INSERT INTO security_events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
         userId,
         ...valuesOf(event),

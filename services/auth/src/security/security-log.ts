@@ -50,7 +50,8 @@ export function securityLog(events: SecurityEventRepository) {
   }
 
   return {
-    async ofUser(req: Request, userId: number, event: EventOf): Promise<void> {
+    /** `null`: a login of a username that does not exist, written so its refusal costs what a wrong password's does. */
+    async ofUser(req: Request, userId: number | null, event: EventOf): Promise<void> {
       await events.insert(userId, eventOf(req, event));
       sweepIfDue(req);
     },

@@ -59,10 +59,14 @@ export function userHandlers({
 }: UserHandlerDeps) {
   const limitedCheck = limitedChecks(limiter, onPasswordCheck);
 
-  /** A failed login: logged for a user that exists (and the lock it may have started), counted, refused. */
+  /**
+   * A failed login: logged (and the lock it may have started), counted, refused.
+   * An unknown username's events are written with no user, at the same cost.
+   */
   async function refuse(req: Request, user: UserRow | undefined, lockStarted: boolean) {
-    if (user) await securityLog.ofUser(req, user.id, { type: 'login_failed' });
-    if (user && lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
+    const userId = user?.id ?? null;
+    await securityLog.ofUser(req, userId, { type: 'login_failed' });
+    if (lockStarted) await securityLog.ofUser(req, userId, { type: 'locked' });
     onLogin?.('failure');
     throw new AppError(401, WRONG_CREDENTIALS);
   }
