@@ -68,12 +68,28 @@ export interface TestRedisCluster {
   destroy(): Promise<void>;
 }
 
+/** Tries of a cluster's start-up, each on fresh ports. */
+const CLUSTER_TRIES = 2;
+
 /**
  * Starts three redis-server masters with cluster mode on free loopback ports
  * (client and bus ports both chosen free), joins them with `redis-cli --cluster
- * create`, and waits until every node reports cluster_state:ok.
+ * create`, and waits until every node reports cluster_state:ok. A port found
+ * free can be taken by another process before its node binds it (the suites
+ * run in parallel), so a start that does not come up is made once more on
+ * other ports.
  */
 export async function startRedisCluster(): Promise<TestRedisCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await clusterOnFreePorts();
+    } catch (err) {
+      if (attempt >= CLUSTER_TRIES) throw err;
+    }
+  }
+}
+
+async function clusterOnFreePorts(): Promise<TestRedisCluster> {
   const dir = await scratchDir('redis-cluster');
   const processes: Process[] = [];
   const forget = killOnExit(() => processes);
@@ -109,9 +125,9 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
     for (const { port } of processes) {
       await poll(async () => {
         const info = String(await askRedis(port, 'CLUSTER', 'INFO'));
-        return info.includes('cluster_state:ok') && info.includes('cluster_known_nodes:3')
-          ? true
-          : undefined;
+        if (info.includes('cluster_state:ok') && info.includes('cluster_known_nodes:3'))
+          return true;
+        throw new Error(info.split(/\r?\n/).slice(0, 6).join(' '));
       }, `cluster state on ${port}`);
     }
   } catch (err) {
