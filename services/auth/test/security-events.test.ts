@@ -290,7 +290,7 @@ describe('GET /api/user/security-events', () => {
     expect(res.body).toEqual(NO_TOKEN);
   });
 
-  it('shows only the last 90 days, and deletes older events', async () => {
+  it('shows only the last 90 days, and deletes older events, and those of no user after an hour', async () => {
     const { id, username, password } = await registerUser(buildApp(stores).app);
     const insert = (at: Date) =>
       stores.pool.query(
@@ -299,6 +299,20 @@ describe('GET /api/user/security-events', () => {
       );
     await insert(new Date(Date.now() - 91 * DAY_MS));
     await insert(new Date(Date.now() - 89 * DAY_MS));
+    // Failed logins of no user (an unknown username) are kept an hour.
+    const noUser = (ip: string, at: Date) =>
+      stores.pool.query(
+        "INSERT INTO security_events (user_id, type, at, ip) VALUES (NULL, 'login_failed', ?, ?)",
+        [at, ip],
+      );
+    await noUser('192.0.2.10', new Date(Date.now() - 61 * 60 * 1000));
+    await noUser('192.0.2.11', new Date(Date.now() - 59 * 60 * 1000));
+    const noUserLeft = async () => {
+      const [rows] = await stores.pool.query<RowDataPacket[]>(
+        "SELECT ip FROM security_events WHERE user_id IS NULL AND ip IN ('192.0.2.10', '192.0.2.11')",
+      );
+      return rows.map((row) => row.ip);
+    };
     // A new instance deletes what is past 90 days after its first write.
     const app = buildApp(stores).app;
     const token = await login(app, username, password);
@@ -309,5 +323,10 @@ describe('GET /api/user/security-events', () => {
       await sleep(100);
     }
     expect((await rowsOf(id)).map((row) => row.type)).toEqual(['login_failed', 'login']);
+    for (let i = 0; i < 50; i++) {
+      if ((await noUserLeft()).length === 1) break;
+      await sleep(100);
+    }
+    expect(await noUserLeft()).toEqual(['192.0.2.11']);
   });
 });

@@ -98,6 +98,14 @@ export function securityEventRepository(db: Database) {
         [cutoff],
       );
     },
+
+    /** The same for the events of no user (the first key's NULL range), older than `cutoff`. */
+    async deleteOfNoUserBefore(cutoff: Date, limit: number): Promise<number> {
+      return db.update(
+        `DELETE FROM security_events WHERE user_id IS NULL AND at < ? ORDER BY at LIMIT ${Number(limit)}`,
+        [cutoff],
+      );
+    },
   };
 }
 

@@ -4,7 +4,13 @@ import type { NewSecurityEvent, SecurityEventRepository } from './security-event
 
 /** How long a user's events are kept, and shown. */
 export const RETENTION_MS = 90 * 24 * 3600 * 1000;
-/** Each instance deletes the events past RETENTION_MS at most this often, after a write. */
+/**
+ * How long the failed logins of usernames that do not exist are kept: they
+ * are written only so that their refusal costs what a wrong password's does,
+ * and no one reads them, so a guesser who cycles names fills no table.
+ */
+const NO_USER_RETENTION_MS = 3600 * 1000;
+/** Each instance deletes the events past their retention at most this often, after a write. */
 const SWEEP_EVERY_MS = 3600 * 1000;
 const SWEEP_BATCH = 1000;
 /** The columns' widths. */
@@ -40,8 +46,10 @@ export function securityLog(events: SecurityEventRepository) {
     if (now < nextSweep) return;
     nextSweep = now + SWEEP_EVERY_MS;
     const cutoff = new Date(now - RETENTION_MS);
+    const noUserCutoff = new Date(now - NO_USER_RETENTION_MS);
     const sweep = async () => {
       while ((await events.deleteOlderThan(cutoff, SWEEP_BATCH)) === SWEEP_BATCH);
+      while ((await events.deleteOfNoUserBefore(noUserCutoff, SWEEP_BATCH)) === SWEEP_BATCH);
     };
     sweep().catch((err) => {
       nextSweep = 0;
