@@ -332,6 +332,23 @@ describe('GET /api/events/stream', () => {
     }
   });
 
+  it('sends the events published before it opened when it is the only stream (the hub idle until then)', async () => {
+    const since = await mark();
+    const merchant = await addMerchant(t.app);
+    await addService(t.app, merchant);
+    // Both published (numbered) before any stream opens: the hub's first read finds them already at its head.
+    expect(await eventsAfter(since)).toHaveLength(2);
+    const stream = await openStream(`${base}/api/events/stream`, { 'Last-Event-ID': since });
+    try {
+      expect((await stream.next(2)).map((m) => m.event)).toEqual([
+        'merchant.added',
+        'service.added',
+      ]);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('cuts off a reader that takes nothing while events wait, instead of buffering for it', async () => {
     const since = Number(await mark());
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');

@@ -36,7 +36,12 @@ export function eventHub(events: EventRepository, logger: Logger) {
 
   async function poll(): Promise<void> {
     try {
-      head ??= (await events.bounds()).last;
+      if (head === undefined) {
+        head = (await events.bounds()).last;
+        // Streams that opened before the head was known look again: what was
+        // published before it is theirs to read from the database.
+        for (const listener of listeners) listener.published();
+      }
       for (;;) {
         const read = await events.after(head, POLL_ROWS);
         if (read.length === 0) break;
@@ -66,9 +71,13 @@ export function eventHub(events: EventRepository, logger: Logger) {
       return head;
     },
 
-    /** The kept events after `after` (oldest first), or undefined when the hub no longer keeps them all. */
+    /**
+     * The kept events after `after` (oldest first), or undefined when the hub
+     * does not keep them all (or has not read yet): read them from the database.
+     */
     since(after: number): FeedEvent[] | undefined {
-      if (head === undefined || after >= head) return [];
+      if (head === undefined) return undefined;
+      if (after >= head) return [];
       const first = kept[0]?.id;
       if (first === undefined || after + 1 < first) return undefined;
       return kept.slice(after + 1 - first);
