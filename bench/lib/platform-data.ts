@@ -178,8 +178,8 @@ export async function copyToLegacy(server: MysqlServer, source: string, target: 
 }
 
 /**
- * Removes the orders a create scenario added, and the Idempotency-Keys of our
- * schema, so the next run can reuse the data.
+ * Removes the orders a create scenario added, and our schema's Idempotency-Keys
+ * and events (the seed writes none), so the next run starts from the same data.
  */
 export async function trimOrders(server: MysqlServer, database: string, orders: number) {
   const conn = await connect(server, database);
@@ -187,6 +187,12 @@ export async function trimOrders(server: MysqlServer, database: string, orders: 
     await conn.query('DELETE FROM orders WHERE id > ?', [orders]);
     const [keys] = await conn.query<RowDataPacket[]>("SHOW TABLES LIKE 'idempotency_keys'");
     if (keys.length > 0) await conn.query('DELETE FROM idempotency_keys');
+    const [events] = await conn.query<RowDataPacket[]>("SHOW TABLES LIKE 'events'");
+    if (events.length > 0) {
+      // TRUNCATE: the events of one full run number in the millions; no key names them.
+      await conn.query('TRUNCATE TABLE webhook_deliveries');
+      await conn.query('TRUNCATE TABLE events');
+    }
   } finally {
     await conn.end();
   }
