@@ -30,23 +30,42 @@ export function eventHub(events: EventRepository, logger: Logger) {
   let kept: FeedEvent[] = [];
   /** The last published id the hub knows of; undefined before its first read. */
   let head: number | undefined;
+  let headRead: Promise<number> | undefined;
   let polling = false;
   let heartbeats: NodeJS.Timeout | undefined;
   let failing = false;
 
+  /**
+   * The head, read from the database the first time: one read for every
+   * caller (a poll, a stream that starts at the head), since two reads that
+   * each set it could move it back below events already kept. Streams that
+   * opened before it was known look again: what was published before it is
+   * theirs to read from the database.
+   */
+  function knownHead(): Promise<number> {
+    if (head !== undefined) return Promise.resolve(head);
+    headRead ??= events
+      .bounds()
+      .then(({ last }) => {
+        head = last;
+        for (const listener of listeners) listener.published();
+        return last;
+      })
+      .finally(() => {
+        headRead = undefined;
+      });
+    return headRead;
+  }
+
   async function poll(): Promise<void> {
     try {
-      if (head === undefined) {
-        head = (await events.bounds()).last;
-        // Streams that opened before the head was known look again: what was
-        // published before it is theirs to read from the database.
-        for (const listener of listeners) listener.published();
-      }
+      let last = await knownHead();
       for (;;) {
-        const read = await events.after(head, POLL_ROWS);
+        const read = await events.after(last, POLL_ROWS);
         if (read.length === 0) break;
         kept = [...kept, ...read].slice(-KEPT);
-        head = (read.at(-1) as FeedEvent).id;
+        last = (read.at(-1) as FeedEvent).id;
+        head = last;
         for (const listener of listeners) listener.published();
         if (read.length < POLL_ROWS) break;
       }
@@ -66,10 +85,7 @@ export function eventHub(events: EventRepository, logger: Logger) {
 
   return {
     /** The last published id, read from the database the first time. */
-    async head(): Promise<number> {
-      head ??= (await events.bounds()).last;
-      return head;
-    },
+    head: knownHead,
 
     /**
      * The kept events after `after` (oldest first), or undefined when the hub
