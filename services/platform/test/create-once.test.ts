@@ -58,3 +58,24 @@ describe('a key whose create runs on this instance', () => {
     expect(await keys.once(key, async () => 8)).toEqual({ id: 8, replayed: false });
   });
 });
+
+describe('the keys kept alongside a shared INSERT', () => {
+  const keys = keptKeys({} as PlatformDatabase, 60);
+  const other: RequestKey = { ...key, key: 'a-0' };
+
+  it('locks and writes the keys of one resource in key order, each with its row of the INSERT', () => {
+    const [statement] = keys.keep([key, undefined, other]);
+    expect(statement?.values.slice(0, 3)).toEqual(['order', 'a-0', 'k-1']);
+    expect(statement?.values.slice(3)).toEqual([
+      ...['order', 'a-0', key.requestHash, 2, 60],
+      ...['order', 'k-1', key.requestHash, 0, 60],
+    ]);
+    expect(keys.keep([undefined, undefined])).toEqual([]);
+  });
+
+  it('refuses keys of two resources, which no one INSERT writes', () => {
+    expect(() => keys.keep([key, { ...other, resource: 'merchant' }])).toThrow(
+      'keep: the keys of one resource only',
+    );
+  });
+});
