@@ -189,7 +189,7 @@ export async function trimOrders(server: MysqlServer, database: string, orders: 
     if (keys.length > 0) await conn.query('DELETE FROM idempotency_keys');
     const [events] = await conn.query<RowDataPacket[]>("SHOW TABLES LIKE 'events'");
     if (events.length > 0) {
-      // TRUNCATE: the events of one full run number in the millions; no key names them.
+      // TRUNCATE: a full run writes millions of events, and no foreign key refers to them.
       await conn.query('TRUNCATE TABLE webhook_deliveries');
       await conn.query('TRUNCATE TABLE events');
     }
