@@ -21,6 +21,7 @@ export {
 } from './errors.js';
 export { healthRouter } from './health.js';
 export { type BodyFault, bodyFaultOf, createBaseApp } from './http.js';
+export { jsonBodyParser } from './json-body.js';
 export { createLogger, type Logger } from './logger.js';
 export {
   createMetrics,

@@ -3,6 +3,7 @@ import {
   createDatabase,
   docsRouter,
   healthRouter,
+  jsonBodyParser,
   type Logger,
   type Metrics,
   messageBody,
@@ -10,7 +11,7 @@ import {
   type RedisClient,
 } from '@svc/common';
 import { STORE_UNAVAILABLE_MESSAGE } from '@svc/session-guard';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import { authMetrics } from './auth-metrics.js';
 import { type AuthSettings, defaultSettings } from './config.js';
 import { errorHandler, notFound } from './http/errors.js';
@@ -76,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
   const { sliding, tokenTtl: ttlSeconds, touchSeconds } = settings;
   const guard = sessionGuard({ ...layout, sliding, ttlSeconds, touchSeconds }, observe?.guard);
   // Each route reads its own body, so a refused one is still counted under the route.
-  const middleware: RouteMiddleware = { json: express.json({ limit: `${bodyLimitKb}kb` }), guard };
+  const middleware: RouteMiddleware = { json: jsonBodyParser(bodyLimitKb), guard };
 
   const app = createBaseApp({ logger, metrics, metricsRoute, exposedHeaders: EXPOSED_HEADERS });
   app.set('trust proxy', settings.trustProxy);

@@ -2,12 +2,13 @@ import {
   createBaseApp,
   docsRouter,
   healthRouter,
+  jsonBodyParser,
   type Logger,
   type Metrics,
   messageBody,
   type Pool,
 } from '@svc/common';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import { platformDatabase } from './db/database.js';
 import { keptKeys } from './db/kept-keys.js';
 import { eventHandlers } from './events/event.handlers.js';
@@ -82,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   const keys = keptKeys(db, deps.idempotencyTtlSeconds ?? 86_400);
   // Each route reads its own body, so a broken one is answered in that route's envelope.
   const middleware: RouteMiddleware = {
-    json: express.json({ limit: `${bodyLimitKb}kb` }),
+    json: jsonBodyParser(bodyLimitKb),
     adminOnly: adminOnly(adminToken),
   };
   // Each resource bounds its own whole lists.
