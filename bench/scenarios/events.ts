@@ -54,11 +54,20 @@ async function deliveryThroughput(
   const hook = await post(ours.url, '/api/webhooks', { url, types: ['service.added'] });
   const db = await mysql.createConnection({ ...server, database });
   try {
-    await db.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event_id)
-       SELECT ?, id FROM events WHERE id IS NOT NULL ORDER BY id DESC LIMIT ?`,
-      [hook.data.id, count],
-    );
+    // The platform may still be numbering the creates' events, whose locks this
+    // INSERT's read can meet: a deadlock it loses is tried again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db.query(
+          `INSERT INTO webhook_deliveries (webhook_id, event_id)
+           SELECT ?, id FROM events WHERE id IS NOT NULL ORDER BY id DESC LIMIT ?`,
+          [hook.data.id, count],
+        );
+        break;
+      } catch (err) {
+        if ((err as { errno?: number }).errno !== 1213 || attempt === 5) throw err;
+      }
+    }
     const deadline = Date.now() + 120_000;
     while (received.length < count && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
