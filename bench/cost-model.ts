@@ -39,8 +39,9 @@ const LAYERS: [layer: string, test: (frame: CallFrame) => boolean][] = [
   ['metrics', (f) => /common\/(dist|src)\/metrics|prom-client/.test(f.url)],
   ['CORS', (f) => /\/cors@/.test(f.url)],
   [
-    'body parsing (express.json)',
-    (f) => /body-parser|raw-body|type-is|content-type@|iconv/.test(f.url),
+    'body parsing (jsonBodyParser, express.json)',
+    (f) =>
+      /common\/(dist|src)\/json-body|body-parser|raw-body|type-is|content-type@|iconv/.test(f.url),
   ],
   [
     'Idempotency-Key (header, hash, in flight)',
