@@ -41,13 +41,42 @@ function clusterOptions(settings: RedisSettings): ClusterOptions {
   };
 }
 
+/**
+ * ioredis can end a Sentinel client for good: a +switch-master notice that arrives
+ * while the client is asking a sentinel for the primary aborts that attempt, and
+ * nothing retries it (status "connecting" straight to "end"; every command then
+ * fails "Connection is closed."). Here only disconnect() ends a client that way;
+ * any other such end is retried like the client's own reconnects.
+ */
+function reconnectWhenAbandoned(redis: Redis): Redis {
+  let closing = false;
+  let last = '';
+  const disconnect = redis.disconnect.bind(redis);
+  redis.disconnect = (reconnect = false) => {
+    if (!reconnect) closing = true;
+    disconnect(reconnect);
+  };
+  for (const status of ['connecting', 'connect', 'ready', 'close', 'reconnecting']) {
+    redis.on(status, () => {
+      last = status;
+    });
+  }
+  redis.on('end', () => {
+    if (closing || last !== 'connecting') return;
+    setTimeout(() => {
+      if (!closing && redis.status === 'end') redis.connect().catch(() => {});
+    }, retry(1));
+  });
+  return redis;
+}
+
 function createRedis(settings: NodeRedisSettings & { clusterNodes?: undefined }): Redis;
 function createRedis(settings: RedisSettings): RedisClient;
 function createRedis(settings: RedisSettings): RedisClient {
   if (settings.clusterNodes) return new Cluster(settings.clusterNodes, clusterOptions(settings));
   const options = baseOptions(settings);
   if (settings.sentinels) {
-    return new Redis({
+    const redis = new Redis({
       ...options,
       sentinels: settings.sentinels,
       name: settings.sentinelName,
@@ -60,6 +89,7 @@ function createRedis(settings: RedisSettings): RedisClient {
       // A demoted primary answers writes with READONLY: look the primary up again.
       reconnectOnError: (err) => err.message.startsWith('READONLY'),
     });
+    return reconnectWhenAbandoned(redis);
   }
   if (settings.url) return new Redis(settings.url, options);
   return new Redis({

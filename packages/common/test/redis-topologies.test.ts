@@ -1,4 +1,6 @@
 import {
+  type DelayProxy,
+  startDelayProxy,
   startRedisCluster,
   startRedisSentinel,
   type TestRedisCluster,
@@ -66,6 +68,37 @@ describe('connectRedis through Sentinel', () => {
       direct.disconnect();
     } finally {
       redis.disconnect();
+    }
+  }, 60_000);
+
+  it('follows a killed primary even when a failover notice cuts short its question to a sentinel', async () => {
+    // Sentinels 300 ms away each way: the client spends most of its reconnect loop asking
+    // them for the primary, where a +switch-master notice used to end it for good.
+    const proxies: DelayProxy[] = await Promise.all(
+      sentinel.sentinels.map((target) => startDelayProxy({ target, delayMs: 300 })),
+    );
+    const redis = await connectRedis({
+      host: '',
+      port: 0,
+      db: 0,
+      sentinels: proxies.map(({ host, port }) => ({ host, port })),
+      sentinelName: sentinel.name,
+    });
+    try {
+      await redis.set('before-kill', '1');
+      await sentinel.sync();
+      const old = await sentinel.stopPrimary('kill');
+      await sentinel.waitForPrimaryOtherThan(old);
+      await expect
+        .poll(() => redis.set('after-kill', '2').catch((err: Error) => err.message), {
+          timeout: 20_000,
+          interval: 200,
+        })
+        .toBe('OK');
+      expect(await redis.get('before-kill')).toBe('1');
+    } finally {
+      redis.disconnect();
+      await Promise.all(proxies.map((proxy) => proxy.close()));
     }
   }, 60_000);
 });
