@@ -81,13 +81,24 @@ describe('auth behind Sentinel through a failover', () => {
     const promoted = await sentinel.waitForPrimaryOtherThan(old);
     const promotedAt = Date.now() - t0;
     // Traffic goes on until the service has answered 200 for a while after the switch.
-    await expect
-      .poll(() => samples.filter((s) => s.atMs > promotedAt && s.status === 200).length, {
-        timeout: 20_000,
-        interval: 100,
-      })
-      .toBeGreaterThan(50);
-    done = true;
+    try {
+      await expect
+        .poll(() => samples.filter((s) => s.atMs > promotedAt && s.status === 200).length, {
+          timeout: 20_000,
+          interval: 100,
+        })
+        .toBeGreaterThan(50);
+    } catch (err) {
+      // What the service answered and logged, so that a failure here can be told apart.
+      const lastAnswers = samples.slice(-5).map((s) => `${s.atMs} ms ${s.status} ${s.message}`);
+      throw new Error(
+        `no recovery after the promotion at ${promotedAt} ms (killed at ${killedAt} ms)\n` +
+          `last answers:\n${lastAnswers.join('\n')}\nauth's log:\n${auth.output().split('\n').slice(-15).join('\n')}`,
+        { cause: err },
+      );
+    } finally {
+      done = true;
+    }
     await traffic;
 
     const statuses = new Set(samples.map((s) => s.status));
