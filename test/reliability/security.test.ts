@@ -203,14 +203,21 @@ describe('login timing', () => {
     for (let i = 0; i < 5; i++) await Promise.all([time('known'), time(`ghost${i}`)]);
     const wrong: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 60; i++) {
-      // Interleaved, so drift on a shared machine falls on both alike.
-      if (i % 2) {
-        wrong.push(await time('known'));
+    // Interleaved in pairs, so drift on a shared machine falls on both alike; each
+    // order half of the time, shuffled, so nothing periodic in the server (its
+    // thread pool takes turns) can line up with one kind of login.
+    const unknownFirst = Array.from({ length: 60 }, (_, i) => i % 2 === 0);
+    for (let i = unknownFirst.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [unknownFirst[i], unknownFirst[j]] = [unknownFirst[j] as boolean, unknownFirst[i] as boolean];
+    }
+    for (const [i, first] of unknownFirst.entries()) {
+      if (first) {
         unknown.push(await time(`ghost-${i}`));
+        wrong.push(await time('known'));
       } else {
-        unknown.push(await time(`ghost-${i}`));
         wrong.push(await time('known'));
+        unknown.push(await time(`ghost-${i}`));
       }
     }
     const z = mannWhitneyZ(wrong, unknown);
