@@ -42,7 +42,7 @@ beforeAll(async () => {
     ...ORDER_COLUMNS,
     alongside: (keys) => [
       ...keptKeys(platformDatabase(t.pool), 60).keep(keys),
-      newRowEvents('order.created', keys.length),
+      ...newRowEvents('order.created', keys.length),
     ],
   };
 });

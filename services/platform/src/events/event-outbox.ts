@@ -15,8 +15,8 @@ export function eventOutbox(db: PlatformDatabase, logger: Logger) {
   const published = new Map<EventType, number>();
   const publisher = eventPublisher(db, {
     logger,
-    onPublished(types) {
-      for (const type of types) published.set(type, (published.get(type) ?? 0) + 1);
+    onPublished(counts) {
+      for (const [type, count] of counts) published.set(type, (published.get(type) ?? 0) + count);
     },
   });
   return {

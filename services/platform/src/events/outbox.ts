@@ -26,31 +26,67 @@ export interface EventSource {
   fields: Record<string, RowField> & { status: RowField };
 }
 
-/** Each type's event INSERT for each row count, made once (a shared INSERT makes one per statement). */
-const newRowStatements = new Map<EventType, string[]>();
+/*
+ * An event's id is given by the transaction that writes it, from
+ * event_counter's row, locked until that transaction commits: the next
+ * transaction to take the row reads the ids the last one gave, so ids increase
+ * in commit order. A transaction that finds the row held by another does not
+ * wait for it (SKIP LOCKED): its events are written with no id (@event_id
+ * NULL), and the publisher numbers them once they have committed (publish.ts).
+ * Taken after every other lock of the transaction, the row is held for the
+ * rest of one round trip, by the server alone.
+ */
+const TAKE_IDS: Statement[] = [
+  { sql: 'SET @event_id = NULL', values: [] },
+  {
+    sql: "SELECT last_id INTO @event_id FROM event_counter WHERE name = 'events' FOR UPDATE SKIP LOCKED",
+    values: [],
+  },
+];
+/** After the events' INSERT: the counter moves past the ids it gave (none without the row). */
+const GIVE_IDS: Statement[] = [
+  { sql: 'SET @event_count = ROW_COUNT()', values: [] },
+  {
+    sql: "UPDATE event_counter SET last_id = last_id + @event_count WHERE name = IF(@event_id IS NULL, '', 'events')",
+    values: [],
+  },
+];
+
+/** Each type's event statements for each row count, made once (a shared INSERT makes one per statement). */
+const newRowStatements = new Map<EventType, Statement[][]>();
 
 /**
- * The INSERT of one event per row of the INSERT just before it in the same
- * transaction: rows LAST_INSERT_ID() + i * step, i from 0 (see
- * Database.insert). An event names its row and the status the change left,
- * 0 for every new row (the spec's first state of each resource); its data is
- * built from them when read (event-data.ts). Written whole by the SQL text, with no
- * placeholder and no read of the rows, it costs the transaction little.
+ * The events of the rows of the INSERT just before them in the same
+ * transaction, one each: rows LAST_INSERT_ID() + i * step, i from 0 (see
+ * Database.insert), ids @event_id + 1 + i. An event names its row and the
+ * status the change left, 0 for every new row (the spec's first state of
+ * each resource); its data is built from them when read (event-data.ts).
+ * Written whole by the SQL text, with no placeholder and no read of the rows,
+ * it costs the transaction little.
  */
-export function newRowEvents(type: EventType, count: number): Statement {
+export function newRowEvents(type: EventType, count: number): Statement[] {
   const made = newRowStatements.get(type) ?? [];
   newRowStatements.set(type, made);
-  made[count] ??= `INSERT INTO events (type, row_id, row_status) VALUES ${Array.from(
-    { length: count },
-    (_row, i) => `('${type}', LAST_INSERT_ID() + ${i} * @@auto_increment_increment, 0)`,
-  ).join(', ')}`;
-  return { sql: made[count], values: [] };
+  made[count] ??= [
+    ...TAKE_IDS,
+    {
+      sql: `INSERT INTO events (id, type, row_id, row_status) VALUES ${Array.from(
+        { length: count },
+        (_row, i) =>
+          `(@event_id + ${i + 1}, '${type}', LAST_INSERT_ID() + ${i} * @@auto_increment_increment, 0)`,
+      ).join(', ')}`,
+      values: [],
+    },
+    ...GIVE_IDS,
+  ];
+  return made[count];
 }
 
 /**
  * A status change and its event, as one transaction: the row is locked first
  * (its SELECT answers whether it exists), the event is written only when the
- * status changes (setting a status it has is no change), then the row is changed.
+ * status changes (setting a status it has is no change), numbered as
+ * newRowEvents' are, then the row is changed.
  */
 export function statusChange(
   source: EventSource,
@@ -60,11 +96,13 @@ export function statusChange(
 ): Statement[] {
   return [
     { sql: `SELECT 1 FROM ${source.table} WHERE id = ? FOR UPDATE`, values: [id] },
+    ...TAKE_IDS,
     {
-      sql: `INSERT INTO events (type, row_id, row_status)
-        SELECT ?, id, ? FROM ${source.table} WHERE id = ? AND status <> ?`,
+      sql: `INSERT INTO events (id, type, row_id, row_status)
+        SELECT @event_id + 1, ?, id, ? FROM ${source.table} WHERE id = ? AND status <> ?`,
       values: [type, status, id, status],
     },
+    ...GIVE_IDS,
     { sql: `UPDATE ${source.table} SET status = ? WHERE id = ?`, values: [status, id] },
   ];
 }

@@ -10,51 +10,84 @@ import type { EventType } from './outbox.js';
  */
 export const UNNUMBERED = 'FORCE INDEX (idx_events_id)';
 
-/** Events numbered by one publish step at most. */
-export const PUBLISH_BATCH = 1000;
+/** Events numbered, and events published, by one publish step at most. */
+const PUBLISH_BATCH = 1000;
+
+/** What one publish step did. */
+interface PublishStep {
+  /** Events it gave ids. */
+  numbered: number;
+  /** Events it published, by type. */
+  published: Map<EventType, number>;
+  /** A batch was full: more may be waiting. */
+  full: boolean;
+}
 
 /**
- * Numbers the events that have committed and have no id yet, and writes their
- * webhook deliveries; returns their types (none when nothing was waiting).
+ * Numbers the committed events that have no id yet, then publishes the
+ * numbered ones after event_counter's published_id: counts them and writes
+ * their webhook deliveries, in id order.
  *
  * Auto-increment order is not commit order: a transaction may take seq 10 and
  * commit after another has taken seq 11 and committed. So an event gets its
- * public id only here, once committed. One step at a time holds the lock of
- * event_counter's row, across every instance; at READ COMMITTED each read sees
- * exactly what had committed when it ran (a transaction still open is not
- * seen, and not waited for), and the ids given are the counter's next ones, in
- * seq order. A later step gives larger ids, so an event that commits after a
- * reader saw id N gets an id above N: ids increase in commit order, with no gaps.
+ * public id from event_counter's row, under its lock: from the transaction
+ * that writes it (outbox.ts), or, when that one found the row held, here, once
+ * committed. The row's lock is held until the holder commits, so whoever takes
+ * it next gives larger ids: ids increase in commit order, with no gaps. At
+ * READ COMMITTED each read here sees exactly what had committed when it ran (a
+ * transaction still open is not seen, and not waited for).
  */
-export async function publishCommitted(db: PlatformDatabase): Promise<EventType[]> {
-  const waiting = await db.select('SELECT 1 FROM events WHERE id IS NULL LIMIT 1');
-  if (waiting.length === 0) return [];
+export async function publishCommitted(db: PlatformDatabase): Promise<PublishStep> {
+  const idle: PublishStep = { numbered: 0, published: new Map(), full: false };
+  const [state] = await db.select<{ unnumbered: number; unpublished: number }>(
+    `SELECT EXISTS (SELECT 1 FROM events ${UNNUMBERED} WHERE id IS NULL) AS unnumbered,
+       last_id > published_id AS unpublished FROM event_counter WHERE name = 'events'`,
+  );
+  if (!state?.unnumbered && !state?.unpublished) return idle;
   return db.readCommitted(async (run) => {
-    const [counter] = await run<{ last_id: number }[]>(
-      "SELECT last_id FROM event_counter WHERE name = 'events' FOR UPDATE",
+    const [counter] = await run<{ last_id: number; published_id: number }[]>(
+      "SELECT last_id, published_id FROM event_counter WHERE name = 'events' FOR UPDATE",
     );
-    const rows = await run<{ seq: number; type: EventType }[]>(
-      `SELECT seq, type FROM events ${UNNUMBERED} WHERE id IS NULL ORDER BY seq LIMIT ?`,
+    if (!counter) return idle;
+    const rows = await run<{ seq: number }[]>(
+      `SELECT seq FROM events ${UNNUMBERED} WHERE id IS NULL ORDER BY seq LIMIT ?`,
       [PUBLISH_BATCH],
     );
-    if (!counter || rows.length === 0) return [];
-    const last = Number(counter.last_id);
-    const seqs = rows.map((row) => row.seq);
-    const list = seqs.map(() => '?').join(', ');
-    // FIELD(): the place of the row's seq in the list, from 1.
-    await run(`UPDATE events SET id = ? + FIELD(seq, ${list}) WHERE seq IN (${list})`, [
-      last,
-      ...seqs,
-      ...seqs,
-    ]);
-    await run("UPDATE event_counter SET last_id = ? WHERE name = 'events'", [last + rows.length]);
+    let last = Number(counter.last_id);
+    if (rows.length > 0) {
+      const seqs = rows.map((row) => row.seq);
+      const list = seqs.map(() => '?').join(', ');
+      // FIELD(): the place of the row's seq in the list, from 1.
+      await run(`UPDATE events SET id = ? + FIELD(seq, ${list}) WHERE seq IN (${list})`, [
+        last,
+        ...seqs,
+        ...seqs,
+      ]);
+      last += rows.length;
+    }
+    const from = Number(counter.published_id);
+    const through = Math.min(last, from + PUBLISH_BATCH);
+    const types = await run<{ type: EventType; count: number }[]>(
+      'SELECT type, COUNT(*) AS count FROM events WHERE id > ? AND id <= ? GROUP BY type',
+      [from, through],
+    );
+    // A delivery already written (by a server before migration 009) stays as it is.
     await run(
       `INSERT INTO webhook_deliveries (webhook_id, event_id)
        SELECT w.id, e.id FROM events e
        JOIN webhooks w ON w.types IS NULL OR FIND_IN_SET(e.type, w.types) > 0
-       WHERE e.id > ? AND e.id <= ?`,
-      [last, last + rows.length],
+       WHERE e.id > ? AND e.id <= ?
+       ON DUPLICATE KEY UPDATE event_id = webhook_deliveries.event_id`,
+      [from, through],
     );
-    return rows.map((row) => row.type);
+    await run("UPDATE event_counter SET last_id = ?, published_id = ? WHERE name = 'events'", [
+      last,
+      through,
+    ]);
+    return {
+      numbered: rows.length,
+      published: new Map(types.map(({ type, count }) => [type, Number(count)])),
+      full: rows.length === PUBLISH_BATCH || through - from === PUBLISH_BATCH,
+    };
   });
 }

@@ -1,9 +1,9 @@
 import type { Logger } from '@svc/common';
 import type { PlatformDatabase } from '../db/database.js';
 import type { EventType } from './outbox.js';
-import { PUBLISH_BATCH, publishCommitted } from './publish.js';
+import { publishCommitted } from './publish.js';
 
-/** How often each instance looks for committed events to number. */
+/** How often each instance looks for committed events to number and publish. */
 const PUBLISH_INTERVAL_MS = 50;
 
 /**
@@ -14,16 +14,19 @@ const PUBLISH_INTERVAL_MS = 50;
  */
 export function eventPublisher(
   db: PlatformDatabase,
-  { logger, onPublished }: { logger: Logger; onPublished?: (types: EventType[]) => void },
+  {
+    logger,
+    onPublished,
+  }: { logger: Logger; onPublished?: (counts: Map<EventType, number>) => void },
 ) {
   let running: Promise<void> | undefined;
   let next: Promise<void> | undefined;
 
   async function untilCaughtUp(): Promise<void> {
     for (;;) {
-      const types = await publishCommitted(db);
-      if (types.length > 0) onPublished?.(types);
-      if (types.length < PUBLISH_BATCH) return;
+      const step = await publishCommitted(db);
+      if (step.published.size > 0) onPublished?.(step.published);
+      if (!step.full) return;
     }
   }
 

@@ -35,7 +35,7 @@ export const MERCHANT_EVENTS: EventSource = {
 };
 
 /** A new merchant's event INSERT, made once. */
-const ADDED_EVENT = newRowEvents('merchant.added', 1);
+const ADDED_EVENTS = newRowEvents('merchant.added', 1);
 
 export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
   return {
@@ -68,7 +68,7 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
         db.insert(
           'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
           [merchant.name, merchant.address, merchant.phone],
-          kept ? [...keys.keep([kept]), ADDED_EVENT] : [ADDED_EVENT],
+          kept ? [...keys.keep([kept]), ...ADDED_EVENTS] : ADDED_EVENTS,
         );
       return key ? keys.once(key, write) : write().then((id) => ({ id, replayed: false }));
     },

@@ -57,7 +57,7 @@ function where(category: string | undefined) {
 }
 
 /** A new service's event INSERT, made once. */
-const ADDED_EVENT = newRowEvents('service.added', 1);
+const ADDED_EVENTS = newRowEvents('service.added', 1);
 
 export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
   return {
@@ -102,7 +102,7 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
               service.image_url,
               service.stock,
             ],
-            kept ? [...keys.keep([kept]), ADDED_EVENT] : [ADDED_EVENT],
+            kept ? [...keys.keep([kept]), ...ADDED_EVENTS] : ADDED_EVENTS,
           );
         } catch (err) {
           throw naming(err, 'merchant', service.merchant_id);

@@ -66,7 +66,7 @@ export function orderRepository(
     maxWaiting: db.connections * ROWS_PER_INSERT,
     alongside: (sent) => [
       ...(sent.some((key) => key) ? keys.keep(sent) : []),
-      CREATED_EVENTS[sent.length - 1] as Statement,
+      ...(CREATED_EVENTS[sent.length - 1] as Statement[]),
     ],
   });
   /**

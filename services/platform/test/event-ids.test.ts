@@ -1,0 +1,114 @@
+import type { ResultSetHeader, RowDataPacket } from '@svc/common';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platformDatabase } from '../src/db/database.js';
+import { publishCommitted } from '../src/events/publish.js';
+import {
+  addMerchant,
+  addOrder,
+  addService,
+  createTestApp,
+  type TestApp,
+} from './support/test-app.js';
+
+/**
+ * Who gives an event its id: the transaction that writes it, under
+ * event_counter's lock, or the publisher when another transaction held that
+ * lock. No publisher runs in the background here.
+ */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function counter() {
+  const [rows] = await t.pool.query<RowDataPacket[]>(
+    "SELECT last_id, published_id FROM event_counter WHERE name = 'events'",
+  );
+  return { last: Number(rows[0]!.last_id), published: Number(rows[0]!.published_id) };
+}
+
+/** Each event of an order: its id (null: not numbered yet) and type, in the order they were written. */
+async function eventsOfOrder(orderId: number) {
+  const [rows] = await t.pool.query<RowDataPacket[]>(
+    "SELECT id, type FROM events WHERE type LIKE 'order.%' AND row_id = ? ORDER BY seq",
+    [orderId],
+  );
+  return rows.map(({ id, type }) => [id === null ? null : Number(id), type]);
+}
+
+describe('event ids', () => {
+  it('are given by the transaction that writes the events, before any publish step', async () => {
+    const merchant = await addMerchant(t.app);
+    const service = await addService(t.app, merchant);
+    const { last, published } = await counter();
+    const order = await addOrder(t.app, service);
+    await request(t.app).put(`/api/order/complete/${order}`).expect(200);
+    expect(await eventsOfOrder(order)).toEqual([
+      [last + 1, 'order.created'],
+      [last + 2, 'order.completed'],
+    ]);
+    expect(await counter()).toEqual({ last: last + 2, published });
+
+    const step = await publishCommitted(platformDatabase(t.pool));
+    expect(step).toMatchObject({ numbered: 0, full: false });
+    expect(step.published.get('order.created')).toBe(1);
+    expect(step.published.get('order.completed')).toBe(1);
+    expect(await counter()).toEqual({ last: last + 2, published: last + 2 });
+  });
+
+  it('are given by the publisher when another transaction holds the counter: the create does not wait for it', async () => {
+    const service = await addService(t.app, await addMerchant(t.app));
+    const holder = await t.pool.getConnection();
+    try {
+      await holder.query('START TRANSACTION');
+      await holder.query("SELECT last_id FROM event_counter WHERE name = 'events' FOR UPDATE");
+      const { last } = await counter();
+      // Answered while the lock is still held: a create that waited for it would time out here.
+      const order = await Promise.race([
+        addOrder(t.app, service),
+        new Promise<never>((_resolve, reject) =>
+          setTimeout(() => reject(new Error('the create waited for the counter')), 3000),
+        ),
+      ]);
+      expect(await eventsOfOrder(order)).toEqual([[null, 'order.created']]);
+      await holder.query('COMMIT');
+
+      const step = await publishCommitted(platformDatabase(t.pool));
+      expect(step.numbered).toBe(1);
+      expect(await eventsOfOrder(order)).toEqual([[last + 1, 'order.created']]);
+      expect(await counter()).toEqual({ last: last + 1, published: last + 1 });
+    } finally {
+      holder.release();
+    }
+  });
+
+  it('leave a webhook delivery that a server before migration 009 wrote as it is when they are published', async () => {
+    const service = await addService(t.app, await addMerchant(t.app));
+    await publishCommitted(platformDatabase(t.pool));
+    const [hook] = await t.pool.query<ResultSetHeader>(
+      "INSERT INTO webhooks (url, secret) VALUES ('https://receiver.example/hook', 'whsec_x')",
+    );
+    try {
+      const order = await addOrder(t.app, service);
+      const [[event]] = (await eventsOfOrder(order)) as [[number, string]];
+      await t.pool.query(
+        "INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts) VALUES (?, ?, 'delivered', 1)",
+        [hook.insertId, event],
+      );
+      const step = await publishCommitted(platformDatabase(t.pool));
+      expect(step.published.get('order.created')).toBe(1);
+      const [rows] = await t.pool.query<RowDataPacket[]>(
+        'SELECT status, attempts FROM webhook_deliveries WHERE webhook_id = ?',
+        [hook.insertId],
+      );
+      expect(rows).toEqual([{ status: 'delivered', attempts: 1 }]);
+    } finally {
+      await t.pool.query('DELETE FROM webhooks WHERE id = ?', [hook.insertId]);
+    }
+  });
+});
