@@ -27,9 +27,10 @@ afterAll(async () => {
 
 async function counter() {
   const [rows] = await t.pool.query<RowDataPacket[]>(
-    "SELECT last_id, published_id FROM event_counter WHERE name = 'events'",
+    "SELECT name, last_id FROM event_counter WHERE name IN ('events', 'published')",
   );
-  return { last: Number(rows[0]!.last_id), published: Number(rows[0]!.published_id) };
+  const of = (name: string) => Number(rows.find((row) => row.name === name)!.last_id);
+  return { last: of('events'), published: of('published') };
 }
 
 /** Each event of an order: its id (null: not numbered yet) and type, in the order they were written. */
@@ -85,6 +86,32 @@ describe('event ids', () => {
     } finally {
       holder.release();
     }
+  });
+
+  it('come in the order of the changes: a completion waits for the id of its order created while the counter was held', async () => {
+    const service = await addService(t.app, await addMerchant(t.app));
+    const holder = await t.pool.getConnection();
+    let order: number;
+    const { last } = await counter();
+    try {
+      await holder.query('START TRANSACTION');
+      await holder.query("SELECT last_id FROM event_counter WHERE name = 'events' FOR UPDATE");
+      order = await addOrder(t.app, service);
+      await holder.query('COMMIT');
+    } finally {
+      holder.release();
+    }
+    // The counter is free again, but the order's event still has no id.
+    await request(t.app).put(`/api/order/complete/${order}`).expect(200);
+    expect(await eventsOfOrder(order)).toEqual([
+      [null, 'order.created'],
+      [null, 'order.completed'],
+    ]);
+    expect((await publishCommitted(platformDatabase(t.pool))).numbered).toBe(2);
+    expect(await eventsOfOrder(order)).toEqual([
+      [last + 1, 'order.created'],
+      [last + 2, 'order.completed'],
+    ]);
   });
 
   it('leave a webhook delivery that a server before migration 009 wrote as it is when they are published', async () => {

@@ -157,7 +157,7 @@ describe('the events metrics', () => {
     await execute(
       t.pool,
       `UPDATE events SET created_at = NOW(3) - INTERVAL 60 SECOND
-       WHERE id > (SELECT published_id FROM event_counter WHERE name = 'events')`,
+       WHERE id > (SELECT last_id FROM event_counter WHERE name = 'published')`,
     );
     const waiting = sampleValue(await scrape(), 'platform_events_oldest_undelivered_seconds');
     expect(waiting).toBeGreaterThanOrEqual(60);

@@ -35,8 +35,7 @@ beforeAll(async () => {
      SELECT 'order.created', n, 0 FROM (${numbers}) numbers WHERE n <= ? ORDER BY n`,
     [BACKLOG],
   );
-  await pool.query("UPDATE event_counter SET last_id = ?, published_id = ? WHERE name = 'events'", [
-    PUBLISHED,
+  await pool.query("UPDATE event_counter SET last_id = ? WHERE name IN ('events', 'published')", [
     PUBLISHED,
   ]);
   await pool.query('ANALYZE TABLE events');

@@ -111,7 +111,7 @@ export function eventRepository(db: PlatformDatabase) {
            (SELECT created_at FROM events ${UNNUMBERED} WHERE id IS NULL ORDER BY seq LIMIT 1)
            UNION ALL
            (SELECT e.created_at FROM events e
-            JOIN event_counter c ON c.name = 'events' AND e.id = c.published_id + 1)
+            JOIN event_counter c ON c.name = 'published' AND e.id = c.last_id + 1)
            UNION ALL
            (SELECT e.created_at FROM events e
             JOIN (SELECT MIN(event_id) AS id FROM webhook_deliveries WHERE status = 'pending') d

@@ -1,5 +1,6 @@
 import type { Statement } from '@svc/common';
 import type { RowField } from '../db/row-fields.js';
+import { UNNUMBERED } from './publish.js';
 
 /** Every change the platform makes, as an event type. */
 export const EVENT_TYPES = [
@@ -28,18 +29,25 @@ export interface EventSource {
 
 /*
  * An event's id is given by the transaction that writes it, from
- * event_counter's row, locked until that transaction commits: the next
- * transaction to take the row reads the ids the last one gave, so ids increase
- * in commit order. A transaction that finds the row held by another does not
- * wait for it (SKIP LOCKED): its events are written with no id (@event_id
- * NULL), and the publisher numbers them once they have committed (publish.ts).
- * Taken after every other lock of the transaction, the row is held for the
- * rest of one round trip, by the server alone.
+ * event_counter's 'events' row, locked until that transaction commits: the
+ * next transaction to take the row reads the ids the last one gave, so ids
+ * increase in commit order. A transaction that finds the row held by another
+ * does not wait for it (SKIP LOCKED): its events are written with no id
+ * (@event_id NULL), and the publisher numbers them once they have committed
+ * (publish.ts). Nor does it take the row while a committed event waits for
+ * the publisher: that event may be one this change follows (the order
+ * created before it is completed), so its id must come first. Taken after
+ * every other lock of the transaction, the row is held for the rest of one
+ * round trip, by the server alone.
  */
 const TAKE_IDS: Statement[] = [
   { sql: 'SET @event_id = NULL', values: [] },
   {
-    sql: "SELECT last_id INTO @event_id FROM event_counter WHERE name = 'events' FOR UPDATE SKIP LOCKED",
+    sql: `SET @events_waiting = EXISTS (SELECT 1 FROM events ${UNNUMBERED} WHERE id IS NULL)`,
+    values: [],
+  },
+  {
+    sql: "SELECT last_id INTO @event_id FROM event_counter WHERE name = IF(@events_waiting, '', 'events') FOR UPDATE SKIP LOCKED",
     values: [],
   },
 ];

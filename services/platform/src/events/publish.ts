@@ -23,50 +23,81 @@ interface PublishStep {
   full: boolean;
 }
 
+/** The counter's rows: the last id given, and the last id published. */
+type Counters = { events: number; published: number };
+
 /**
  * Numbers the committed events that have no id yet, then publishes the
- * numbered ones after event_counter's published_id: counts them and writes
- * their webhook deliveries, in id order.
+ * numbered ones after the 'published' row: counts them and writes their
+ * webhook deliveries, in id order.
  *
  * Auto-increment order is not commit order: a transaction may take seq 10 and
  * commit after another has taken seq 11 and committed. So an event gets its
- * public id from event_counter's row, under its lock: from the transaction
- * that writes it (outbox.ts), or, when that one found the row held, here, once
- * committed. The row's lock is held until the holder commits, so whoever takes
- * it next gives larger ids: ids increase in commit order, with no gaps. At
- * READ COMMITTED each read here sees exactly what had committed when it ran (a
- * transaction still open is not seen, and not waited for).
+ * public id from event_counter's 'events' row, under its lock: from the
+ * transaction that writes it (outbox.ts), or, when that one could not take
+ * the row, here, once committed. The row's lock is held until the holder
+ * commits, so whoever takes it next gives larger ids: ids increase in commit
+ * order, with no gaps. At READ COMMITTED each read here sees exactly what had
+ * committed when it ran (a transaction still open is not seen, and not
+ * waited for).
  */
 export async function publishCommitted(db: PlatformDatabase): Promise<PublishStep> {
-  const idle: PublishStep = { numbered: 0, published: new Map(), full: false };
-  const [state] = await db.select<{ unnumbered: number; unpublished: number }>(
+  const [state] = await db.select<Counters & { unnumbered: number }>(
     `SELECT EXISTS (SELECT 1 FROM events ${UNNUMBERED} WHERE id IS NULL) AS unnumbered,
-       last_id > published_id AS unpublished FROM event_counter WHERE name = 'events'`,
+       MAX(CASE name WHEN 'events' THEN last_id END) AS events,
+       MAX(CASE name WHEN 'published' THEN last_id END) AS published FROM event_counter`,
   );
-  if (!state?.unnumbered && !state?.unpublished) return idle;
+  const numbered = state?.unnumbered ? await numberCommitted(db) : 0;
+  const published =
+    numbered > 0 || Number(state?.events) > Number(state?.published)
+      ? await publishNumbered(db)
+      : { types: new Map<EventType, number>(), count: 0 };
+  return {
+    numbered,
+    published: published.types,
+    full: numbered === PUBLISH_BATCH || published.count === PUBLISH_BATCH,
+  };
+}
+
+/** Gives ids to the oldest committed events that have none, in seq order; returns how many. */
+function numberCommitted(db: PlatformDatabase): Promise<number> {
   return db.readCommitted(async (run) => {
-    const [counter] = await run<{ last_id: number; published_id: number }[]>(
-      "SELECT last_id, published_id FROM event_counter WHERE name = 'events' FOR UPDATE",
+    const [counter] = await run<{ last_id: number }[]>(
+      "SELECT last_id FROM event_counter WHERE name = 'events' FOR UPDATE",
     );
-    if (!counter) return idle;
     const rows = await run<{ seq: number }[]>(
       `SELECT seq FROM events ${UNNUMBERED} WHERE id IS NULL ORDER BY seq LIMIT ?`,
       [PUBLISH_BATCH],
     );
-    let last = Number(counter.last_id);
-    if (rows.length > 0) {
-      const seqs = rows.map((row) => row.seq);
-      const list = seqs.map(() => '?').join(', ');
-      // FIELD(): the place of the row's seq in the list, from 1.
-      await run(`UPDATE events SET id = ? + FIELD(seq, ${list}) WHERE seq IN (${list})`, [
-        last,
-        ...seqs,
-        ...seqs,
-      ]);
-      last += rows.length;
-    }
-    const from = Number(counter.published_id);
-    const through = Math.min(last, from + PUBLISH_BATCH);
+    if (!counter || rows.length === 0) return 0;
+    const last = Number(counter.last_id);
+    const seqs = rows.map((row) => row.seq);
+    const list = seqs.map(() => '?').join(', ');
+    // FIELD(): the place of the row's seq in the list, from 1.
+    await run(`UPDATE events SET id = ? + FIELD(seq, ${list}) WHERE seq IN (${list})`, [
+      last,
+      ...seqs,
+      ...seqs,
+    ]);
+    await run("UPDATE event_counter SET last_id = ? WHERE name = 'events'", [last + rows.length]);
+    return rows.length;
+  });
+}
+
+/**
+ * Counts the numbered events after the 'published' row, and writes their
+ * webhook deliveries, up to PUBLISH_BATCH of them; under that row's lock, so
+ * one instance at a time publishes each event once. Writers never wait for it.
+ */
+function publishNumbered(db: PlatformDatabase) {
+  return db.readCommitted(async (run) => {
+    const [counters] = await run<Counters[]>(
+      `SELECT (SELECT last_id FROM event_counter WHERE name = 'events') AS events, last_id AS published
+       FROM event_counter WHERE name = 'published' FOR UPDATE`,
+    );
+    const from = Number(counters?.published);
+    const through = Math.min(Number(counters?.events), from + PUBLISH_BATCH);
+    if (!counters || through <= from) return { types: new Map<EventType, number>(), count: 0 };
     const types = await run<{ type: EventType; count: number }[]>(
       'SELECT type, COUNT(*) AS count FROM events WHERE id > ? AND id <= ? GROUP BY type',
       [from, through],
@@ -80,14 +111,10 @@ export async function publishCommitted(db: PlatformDatabase): Promise<PublishSte
        ON DUPLICATE KEY UPDATE event_id = webhook_deliveries.event_id`,
       [from, through],
     );
-    await run("UPDATE event_counter SET last_id = ?, published_id = ? WHERE name = 'events'", [
-      last,
-      through,
-    ]);
+    await run("UPDATE event_counter SET last_id = ? WHERE name = 'published'", [through]);
     return {
-      numbered: rows.length,
-      published: new Map(types.map(({ type, count }) => [type, Number(count)])),
-      full: rows.length === PUBLISH_BATCH || through - from === PUBLISH_BATCH,
+      types: new Map(types.map(({ type, count }) => [type, Number(count)])),
+      count: through - from,
     };
   });
 }
