@@ -185,8 +185,8 @@ describe('list reads on a replica', () => {
     expect((await selects()) - before).toBe(10);
     // After a write the list runs early, is found older than the primary, and runs again after the wait.
     // The write goes straight to the primary: one made through the service also has its event
-    // numbered by the publisher a moment later, a second write that may land between the two lists
-    // below and make the second wait too (CI met that once).
+    // published a moment later (the publish step writes its counter row), a second write that may
+    // land between the two lists below and make the second wait too (CI met that once).
     await primaryPool.query(
       "INSERT INTO merchants (name, address, phone) VALUES ('新写入', '北京市朝阳区1号', '13800138000')",
     );
