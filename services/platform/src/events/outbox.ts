@@ -41,9 +41,8 @@ export interface EventSource {
  * round trip, by the server alone.
  */
 const TAKE_IDS: Statement[] = [
-  { sql: 'SET @event_id = NULL', values: [] },
   {
-    sql: `SET @events_waiting = EXISTS (SELECT 1 FROM events ${UNNUMBERED} WHERE id IS NULL)`,
+    sql: `SET @event_id = NULL, @events_waiting = EXISTS (SELECT 1 FROM events ${UNNUMBERED} WHERE id IS NULL)`,
     values: [],
   },
   {
