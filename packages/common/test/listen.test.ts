@@ -1,14 +1,19 @@
 import { once } from 'node:events';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
+import express from 'express';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listen } from '../src/listen.js';
 
 const logger = pino({ level: 'silent' });
 const envelope = (code: number, message: string) => ({ code, message });
 let close: (() => void) | undefined;
-afterEach(() => close?.());
+afterEach(() => {
+  close?.();
+  vi.restoreAllMocks();
+});
 
 describe('listen: socket timeouts', () => {
   it('closes a keep-alive socket idle between requests after the keep-alive timeout, not SEND_IDLE_TIMEOUT_MS', async () => {
@@ -31,4 +36,34 @@ describe('listen: socket timeouts', () => {
     expect(idleMs).toBeGreaterThanOrEqual(server.keepAliveTimeout - 100);
     expect(idleMs).toBeLessThan(server.keepAliveTimeout + 2000);
   }, 15_000);
+});
+
+describe('listen: an Express app', () => {
+  it("makes each request and response with the app's own prototypes, so Express changes neither", async () => {
+    const app = express();
+    app.get('/', (req, res) => res.end(req.app === app ? 'ok' : 'another app'));
+    const server = await listen(app, {
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      sendIdleTimeoutMs: 60_000,
+      envelope,
+    });
+    close = () => server.close();
+    const setPrototypeOf = Object.setPrototypeOf;
+    const calls: { made: string; changed: boolean }[] = [];
+    vi.spyOn(Object, 'setPrototypeOf').mockImplementation((object, prototype) => {
+      if (object instanceof IncomingMessage || object instanceof ServerResponse) {
+        const made = object instanceof IncomingMessage ? 'request' : 'response';
+        calls.push({ made, changed: Object.getPrototypeOf(object) !== prototype });
+      }
+      return setPrototypeOf(object, prototype);
+    });
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    expect(await res.text()).toBe('ok');
+    expect(calls).toEqual([
+      { made: 'request', changed: false },
+      { made: 'response', changed: false },
+    ]);
+  });
 });
