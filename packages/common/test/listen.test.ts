@@ -67,3 +67,18 @@ describe('listen: an Express app', () => {
     ]);
   });
 });
+
+describe('listen: an Express app served again', () => {
+  it('keeps the classes it made the first time', async () => {
+    const app = express();
+    const options = { port: 0, host: '127.0.0.1', logger, sendIdleTimeoutMs: 60_000, envelope };
+    const first = await listen(app, options);
+    const request = app.request;
+    const second = await listen(app, options);
+    close = () => {
+      first.close();
+      second.close();
+    };
+    expect(app.request).toBe(request);
+  });
+});
