@@ -1,8 +1,10 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Profiler } from 'node:inspector';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createLogger, messageBody, serve } from '@svc/common';
 import type { Express } from 'express';
 
 const root = join(import.meta.dirname, '../..');
@@ -40,30 +42,47 @@ interface Ran {
   range: Profiler.CoverageRange;
 }
 
-/** Serves one request with `app` on a loopback port of its own; resolves once the response is closed. */
-async function serve<T>(app: Express, work: (base: string) => Promise<T>): Promise<T> {
+/** `app` served as main serves it, on a loopback port of its own. */
+async function listening(app: Express): Promise<Server> {
+  const { server } = await serve(
+    app,
+    { PORT: 0, HOST: '127.0.0.1', SEND_IDLE_TIMEOUT_MS: 60_000, METRICS_PORT: 0 },
+    { logger: createLogger({ name: 'walk', level: 'silent' }), envelope: messageBody },
+  );
+  return server;
+}
+
+const closing = (server: Server) => new Promise((resolve) => server.close(resolve));
+
+/** Serves one request on `server`; resolves once the response is closed. */
+async function serveOne<T>(server: Server, work: (base: string) => Promise<T>): Promise<T> {
   let served = Promise.resolve();
-  const server = app.listen(0, '127.0.0.1');
   // The 'finish' listeners (access log, metrics) have run once the response is closed.
-  server.on('request', (_req, res) => {
+  const onRequest = (_req: IncomingMessage, res: ServerResponse) => {
     served = new Promise((resolve) => res.once('close', () => setImmediate(resolve)));
-  });
-  await new Promise((resolve) => server.once('listening', resolve));
+  };
+  server.on('request', onRequest);
   try {
     const result = await work(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     await served;
     return result;
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    server.off('request', onRequest);
   }
 }
 
 /** Serves `send`'s one request untraced (to make a walk's data) and returns its JSON. */
-export const answer = <Body>(app: Express, send: Send) =>
-  serve(app, async (base) => {
-    const res = await send(base);
-    return { headers: res.headers, body: (await res.json()) as Body };
-  });
+export async function answer<Body>(app: Express, send: Send) {
+  const server = await listening(app);
+  try {
+    return await serveOne(server, async (base) => {
+      const res = await send(base);
+      return { headers: res.headers, body: (await res.json()) as Body };
+    });
+  } finally {
+    await closing(server);
+  }
+}
 
 /**
  * The product files that had code executed while `send`'s request was served.
@@ -77,15 +96,16 @@ export const answer = <Body>(app: Express, send: Send) =>
  * the warm-up did not run comes last).
  */
 export async function walkFiles(app: Express, send: Send, warmUp: Send = send): Promise<Walk> {
+  const server = await listening(app);
   const session = new Session();
   session.connect();
   try {
     await session.post('Profiler.enable');
     await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
     await takeCoverage(session);
-    await serve(app, async (base) => (await warmUp(base)).arrayBuffer());
+    await serveOne(server, async (base) => (await warmUp(base)).arrayBuffer());
     const order = await entryOrder(session, await productRuns(session));
-    const { status, body } = await serve(app, async (base) => {
+    const { status, body } = await serveOne(server, async (base) => {
       const res = await send(base);
       return { status: res.status, body: await res.text() };
     });
@@ -96,6 +116,7 @@ export async function walkFiles(app: Express, send: Send, warmUp: Send = send): 
   } finally {
     globalThis.__walkEntered = undefined;
     session.disconnect();
+    await closing(server);
   }
 }
 
