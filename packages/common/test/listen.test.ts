@@ -9,6 +9,7 @@ import { listen } from '../src/listen.js';
 
 const logger = pino({ level: 'silent' });
 const envelope = (code: number, message: string) => ({ code, message });
+const options = { port: 0, host: '127.0.0.1', logger, sendIdleTimeoutMs: 60_000, envelope };
 let close: (() => void) | undefined;
 afterEach(() => {
   close?.();
@@ -17,13 +18,7 @@ afterEach(() => {
 
 describe('listen: socket timeouts', () => {
   it('closes a keep-alive socket idle between requests after the keep-alive timeout, not SEND_IDLE_TIMEOUT_MS', async () => {
-    const server = await listen((_req, res) => res.end('ok'), {
-      port: 0,
-      host: '127.0.0.1',
-      logger,
-      sendIdleTimeoutMs: 60_000,
-      envelope,
-    });
+    const server = await listen((_req, res) => res.end('ok'), options);
     close = () => server.close();
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
     await once(socket, 'connect');
@@ -42,13 +37,7 @@ describe('listen: an Express app', () => {
   it("makes each request and response with the app's own prototypes, so Express changes neither", async () => {
     const app = express();
     app.get('/', (req, res) => res.end(req.app === app ? 'ok' : 'another app'));
-    const server = await listen(app, {
-      port: 0,
-      host: '127.0.0.1',
-      logger,
-      sendIdleTimeoutMs: 60_000,
-      envelope,
-    });
+    const server = await listen(app, options);
     close = () => server.close();
     const setPrototypeOf = Object.setPrototypeOf;
     const calls: { made: string; changed: boolean }[] = [];
@@ -71,7 +60,6 @@ describe('listen: an Express app', () => {
 describe('listen: an Express app served again', () => {
   it('keeps the classes it made the first time', async () => {
     const app = express();
-    const options = { port: 0, host: '127.0.0.1', logger, sendIdleTimeoutMs: 60_000, envelope };
     const first = await listen(app, options);
     const request = app.request;
     const second = await listen(app, options);
