@@ -34,7 +34,7 @@ describe('listen: socket timeouts', () => {
 });
 
 describe('listen: an Express app', () => {
-  it("makes each request and response with the app's own prototypes, so Express changes neither", async () => {
+  it("makes each request and response with the app's own prototypes, so Express changes neither, for requests at once", async () => {
     const app = express();
     app.get('/', (req, res) => res.end(req.app === app ? 'ok' : 'another app'));
     const server = await listen(app, options);
@@ -48,12 +48,18 @@ describe('listen: an Express app', () => {
       }
       return setPrototypeOf(object, prototype);
     });
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    expect(await res.text()).toBe('ok');
-    expect(calls).toEqual([
-      { made: 'request', changed: false },
-      { made: 'response', changed: false },
-    ]);
+    // Requests at once, on several sockets, each with its own objects.
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => fetch(url).then((res) => res.text())),
+    );
+    expect(answers).toEqual(new Array(8).fill('ok'));
+    expect(calls).toEqual(
+      Array.from({ length: 8 }, () => [
+        { made: 'request', changed: false },
+        { made: 'response', changed: false },
+      ]).flat(),
+    );
   });
 });
 
