@@ -43,8 +43,8 @@ const classesOf = new WeakMap<RequestListener, ServerOptions>();
  * gives every request and response its app's prototypes with
  * Object.setPrototypeOf; done to an object Node already made, that gives it a
  * new hidden class in V8, and the property reads along the whole path see
- * more shapes than they cache. Made with them, Express's call changes nothing:
- * order create spent 4 to 5% less CPU in our process.
+ * more shapes than they cache. Made with them, Express's call changes nothing
+ * (order create's CPU per order: the platform README, "Express's prototypes").
  */
 function messageClasses(handler: RequestListener): ServerOptions {
   const known = classesOf.get(handler);
