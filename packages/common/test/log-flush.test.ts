@@ -90,6 +90,22 @@ describe('the shipped log destination', () => {
     expect(lines.at(-1)?.msg).toBe('stopped');
   });
 
+  it('has the lines of answered requests in the file with no stop: a SIGKILL then loses none', async () => {
+    const service = await startFixture();
+    await fetch(`${service.url}/burst?n=${BURST}`, { headers: { 'x-request-id': 'kill-1' } }).then(
+      (res) => res.arrayBuffer(),
+    );
+    // A later request, answered in a later event-loop turn than the burst's.
+    await fetch(`${service.url}/healthz`).then((res) => res.arrayBuffer());
+    service.child.kill('SIGKILL');
+    await service.exited;
+    const lines = await service.lines();
+    expect(lines.filter((line) => line.msg === 'burst line')).toHaveLength(BURST);
+    expect(lines.some((line) => line.msg === 'request completed' && line.reqId === 'kill-1')).toBe(
+      true,
+    );
+  });
+
   it('has every line logged before an uncaught exception in the file, the process exiting non-zero', async () => {
     const service = await startFixture();
     await fetch(`${service.url}/crash?n=${BURST}`, { headers: { 'x-request-id': 'crash-1' } }).then(
