@@ -44,9 +44,9 @@ let stdout: DestinationStream | undefined;
  * turn in one write when the turn ends, and what is left at exit (a crash's
  * uncaught exception included). A line is in the file microseconds after the
  * call, in order; only a SIGKILL or an abort in the middle of a turn loses
- * that turn's lines. A write per line cost the platform about a tenth of its
- * CPU per order create with the log going to a file (README "Benchmarks"):
- * the kernel's part of each write, not the making of the line.
+ * that turn's lines. With the log going to a file, a write per line cost
+ * order create some 3-6% more CPU per order in the same turns (README
+ * "Benchmarks"): the kernel's part of each write, not the making of the line.
  */
 function stdoutDestination(): DestinationStream {
   if (stdout) return stdout;
