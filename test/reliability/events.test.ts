@@ -10,7 +10,7 @@ import { type ServiceProcess, startService } from './support/service-process.js'
  * The events of the platform on real processes sharing one MariaDB: the feed
  * and the stream across two instances, webhooks delivered by two instances, a
  * receiver that fails then recovers, and an instance killed in the middle of
- * a burst of creates.
+ * a burst of creates, or after its commits and before it published them.
  */
 
 interface FeedEvent {
@@ -137,6 +137,60 @@ describe('events on real processes', () => {
     );
     const ids = events.map(({ id }) => Number(id));
     expect(ids).toEqual(ids.map((_id, i) => Number(since) + 1 + i));
+  });
+
+  it('writes the webhook delivery of every committed event when the instance that wrote it is killed before publishing it', async () => {
+    // The one instance running until the kill, so none publishes meanwhile.
+    await Promise.all(running.map((service) => service.stop()));
+    running = [];
+    const doomed = await start();
+    // Every event before this one is published: the webhook gets only the burst's.
+    const since = await lastId(doomed);
+    const live = await receiver(() => 200);
+    const hook = await post(doomed, '/api/webhooks', { url: live.url, types: ['order.created'] });
+    // Holding the 'published' row keeps the doomed instance's publisher from
+    // publishing anything (writers never take that row): it dies with every
+    // event of the burst committed and none published.
+    const holder = await pool.getConnection();
+    await holder.query('START TRANSACTION');
+    await holder.query("SELECT last_id FROM event_counter WHERE name = 'published' FOR UPDATE");
+    let answered = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < 600) {
+        const answer = await createOrder(doomed, `unpublished-${next++}`).catch(() => undefined);
+        if (answer?.code === 200) answered += 1;
+        if (answered === 150) doomed.signal('SIGKILL');
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+    await doomed.exited;
+    const [[published]] = await pool.query<RowDataPacket[]>(
+      "SELECT last_id FROM event_counter WHERE name = 'published'",
+    );
+    await holder.query('ROLLBACK');
+    holder.release();
+    const [orders] = await pool.query<RowDataPacket[]>(
+      "SELECT id FROM orders WHERE user_name LIKE 'unpublished-%' ORDER BY id",
+    );
+    expect(Number(published?.last_id)).toBe(Number(since));
+    expect(orders.length).toBeGreaterThanOrEqual(150);
+    const survivor = await start();
+    const events = (await feed(survivor, since)).filter(({ type }) => type === 'order.created');
+    expect(events.map(({ data }) => data.id).sort((a, b) => a - b)).toEqual(
+      orders.map((row) => row.id),
+    );
+    const deliveries = async () => {
+      const [rows] = await pool.query<RowDataPacket[]>(
+        'SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id',
+        [hook.data.id],
+      );
+      return rows.map((row) => Number(row.event_id));
+    };
+    await expect.poll(deliveries, { timeout: 10_000 }).toEqual(events.map(({ id }) => Number(id)));
+    const received = () =>
+      [...new Set(live.received.map(({ id }) => Number(id)))].sort((a, b) => a - b);
+    await expect.poll(received, { timeout: 20_000 }).toEqual(events.map(({ id }) => Number(id)));
   });
 
   it('brings an event committed on either instance to the streams and feeds of both, within 1 s p95', async () => {
