@@ -152,24 +152,28 @@ describe('events on real processes', () => {
     // publishing anything (writers never take that row): it dies with every
     // event of the burst committed and none published.
     const holder = await pool.getConnection();
-    await holder.query('START TRANSACTION');
-    await holder.query("SELECT last_id FROM event_counter WHERE name = 'published' FOR UPDATE");
-    let answered = 0;
-    let next = 0;
-    const worker = async () => {
-      while (next < 600) {
-        const answer = await createOrder(doomed, `unpublished-${next++}`).catch(() => undefined);
-        if (answer?.code === 200) answered += 1;
-        if (answered === 150) doomed.signal('SIGKILL');
-      }
-    };
-    await Promise.all(Array.from({ length: 32 }, worker));
-    await doomed.exited;
-    const [[published]] = await pool.query<RowDataPacket[]>(
-      "SELECT last_id FROM event_counter WHERE name = 'published'",
-    );
-    await holder.query('ROLLBACK');
-    holder.release();
+    let published: RowDataPacket | undefined;
+    try {
+      await holder.query('START TRANSACTION');
+      await holder.query("SELECT last_id FROM event_counter WHERE name = 'published' FOR UPDATE");
+      let answered = 0;
+      let next = 0;
+      const worker = async () => {
+        while (next < 600) {
+          const answer = await createOrder(doomed, `unpublished-${next++}`).catch(() => undefined);
+          if (answer?.code === 200) answered += 1;
+          if (answered === 150) doomed.signal('SIGKILL');
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, worker));
+      await doomed.exited;
+      [[published]] = await pool.query<RowDataPacket[]>(
+        "SELECT last_id FROM event_counter WHERE name = 'published'",
+      );
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
     const [orders] = await pool.query<RowDataPacket[]>(
       "SELECT id FROM orders WHERE user_name LIKE 'unpublished-%' ORDER BY id",
     );
