@@ -61,6 +61,30 @@ async function feed(service: ServiceProcess, after = '0'): Promise<FeedEvent[]> 
 
 const lastId = async (service: ServiceProcess) => (await feed(service)).at(-1)?.id ?? '0';
 
+/**
+ * 600 creates named `${prefix}n`, 32 at a time, on `doomed`, SIGKILLed once
+ * 150 are answered; resolves once it is dead with the ids of the orders that
+ * committed.
+ */
+async function killMidBurst(doomed: ServiceProcess, prefix: string): Promise<number[]> {
+  let answered = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < 600) {
+      const answer = await createOrder(doomed, `${prefix}${next++}`).catch(() => undefined);
+      if (answer?.code === 200) answered += 1;
+      if (answered === 150) doomed.signal('SIGKILL');
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  await doomed.exited;
+  const [orders] = await pool.query<RowDataPacket[]>(
+    'SELECT id FROM orders WHERE user_name LIKE ? ORDER BY id',
+    [`${prefix}%`],
+  );
+  return orders.map((row) => row.id);
+}
+
 async function receiver(answer: (headers: IncomingHttpHeaders) => number) {
   const received: { id: string; at: number }[] = [];
   const server = createServer((req, res) => {
@@ -113,28 +137,12 @@ describe('events on real processes', () => {
   it('gives every committed order exactly one order.created when the instance is killed mid-burst', async () => {
     const doomed = await start();
     const since = await lastId(doomed);
-    let answered = 0;
-    let next = 0;
-    const worker = async () => {
-      while (next < 600) {
-        const name = `kill-${next++}`;
-        const answer = await createOrder(doomed, name).catch(() => undefined);
-        if (answer?.code === 200) answered += 1;
-        if (answered === 150) doomed.signal('SIGKILL');
-      }
-    };
-    await Promise.all(Array.from({ length: 32 }, worker));
-    await doomed.exited;
+    const orders = await killMidBurst(doomed, 'kill-');
     const survivor = await start();
     const events = (await feed(survivor, since)).filter(({ type }) => type === 'order.created');
-    const [orders] = await pool.query<RowDataPacket[]>(
-      "SELECT id FROM orders WHERE user_name LIKE 'kill-%' ORDER BY id",
-    );
     expect(orders.length).toBeGreaterThanOrEqual(150);
     expect(orders.length).toBeLessThan(600);
-    expect(events.map(({ data }) => data.id).sort((a, b) => a - b)).toEqual(
-      orders.map((row) => row.id),
-    );
+    expect(events.map(({ data }) => data.id).sort((a, b) => a - b)).toEqual(orders);
     const ids = events.map(({ id }) => Number(id));
     expect(ids).toEqual(ids.map((_id, i) => Number(since) + 1 + i));
   });
@@ -152,21 +160,12 @@ describe('events on real processes', () => {
     // publishing anything (writers never take that row): it dies with every
     // event of the burst committed and none published.
     const holder = await pool.getConnection();
+    let orders: number[];
     let published: RowDataPacket | undefined;
     try {
       await holder.query('START TRANSACTION');
       await holder.query("SELECT last_id FROM event_counter WHERE name = 'published' FOR UPDATE");
-      let answered = 0;
-      let next = 0;
-      const worker = async () => {
-        while (next < 600) {
-          const answer = await createOrder(doomed, `unpublished-${next++}`).catch(() => undefined);
-          if (answer?.code === 200) answered += 1;
-          if (answered === 150) doomed.signal('SIGKILL');
-        }
-      };
-      await Promise.all(Array.from({ length: 32 }, worker));
-      await doomed.exited;
+      orders = await killMidBurst(doomed, 'unpublished-');
       [[published]] = await pool.query<RowDataPacket[]>(
         "SELECT last_id FROM event_counter WHERE name = 'published'",
       );
@@ -174,16 +173,11 @@ describe('events on real processes', () => {
       await holder.query('ROLLBACK');
       holder.release();
     }
-    const [orders] = await pool.query<RowDataPacket[]>(
-      "SELECT id FROM orders WHERE user_name LIKE 'unpublished-%' ORDER BY id",
-    );
     expect(Number(published?.last_id)).toBe(Number(since));
     expect(orders.length).toBeGreaterThanOrEqual(150);
     const survivor = await start();
     const events = (await feed(survivor, since)).filter(({ type }) => type === 'order.created');
-    expect(events.map(({ data }) => data.id).sort((a, b) => a - b)).toEqual(
-      orders.map((row) => row.id),
-    );
+    expect(events.map(({ data }) => data.id).sort((a, b) => a - b)).toEqual(orders);
     const deliveries = async () => {
       const [rows] = await pool.query<RowDataPacket[]>(
         'SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id',
