@@ -10,7 +10,8 @@ import { type ServiceProcess, startService } from './support/service-process.js'
  * The events of the platform on real processes sharing one MariaDB: the feed
  * and the stream across two instances, webhooks delivered by two instances, a
  * receiver that fails then recovers, and an instance killed in the middle of
- * a burst of creates, or after its commits and before it published them.
+ * a burst of creates, after its commits and before it published them, or
+ * in the middle of a publish step.
  */
 
 interface FeedEvent {
@@ -189,6 +190,88 @@ describe('events on real processes', () => {
     const received = () =>
       [...new Set(live.received.map(({ id }) => Number(id)))].sort((a, b) => a - b);
     await expect.poll(received, { timeout: 20_000 }).toEqual(events.map(({ id }) => Number(id)));
+  });
+
+  it('writes every delivery once when the instance publishing them is killed before its publish step commits', async () => {
+    await Promise.all(running.map((service) => service.stop()));
+    running = [];
+    const doomed = await start();
+    const since = Number(await lastId(doomed));
+    const live = await receiver(() => 200);
+    const hook = await post(doomed, '/api/webhooks', { url: live.url, types: ['order.created'] });
+    const ids = async (sql: string, values: unknown[]) =>
+      (await pool.query<RowDataPacket[]>(sql, values))[0].map((row) => Number(row.id));
+    const deliveries = () =>
+      ids('SELECT event_id AS id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id', [
+        hook.data.id,
+      ]);
+    const publishedThrough = async () =>
+      (await ids("SELECT last_id AS id FROM event_counter WHERE name = 'published'", []))[0];
+    /** The transactions of the test's database waiting on a lock in a deliveries' INSERT. */
+    const publishWaiting = async () =>
+      (
+        await ids(
+          `SELECT t.trx_mysql_thread_id AS id FROM information_schema.innodb_trx t
+           JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
+           WHERE p.db = ? AND t.trx_state = 'LOCK WAIT' AND t.trx_query LIKE '%INTO webhook_deliveries%'`,
+          [db.settings.database],
+        )
+      ).length;
+    // InnoDB refreshes innodb_trx only once it has not been read for 100 ms.
+    const innodbTrxPoll = { timeout: 10_000, interval: 250 };
+    const holder = await pool.getConnection();
+    const blocker = await pool.getConnection();
+    let before: number | undefined;
+    try {
+      // No publish step gets past the 'published' row while it is held.
+      await holder.query('START TRANSACTION');
+      await holder.query("SELECT last_id FROM event_counter WHERE name = 'published' FOR UPDATE");
+      for (let i = 0; i < 50; i++) {
+        expect((await createOrder(doomed, `publishing-${i}`)).code).toBe(200);
+      }
+      const [last] = await ids('SELECT MAX(id) AS id FROM events', []);
+      // A delivery of the last event, written and not committed: the step's
+      // INSERT writes the deliveries before it, then waits for this one.
+      await blocker.query('START TRANSACTION');
+      await blocker.query('INSERT INTO webhook_deliveries (webhook_id, event_id) VALUES (?, ?)', [
+        hook.data.id,
+        last,
+      ]);
+      await holder.query('ROLLBACK');
+      await expect.poll(publishWaiting, innodbTrxPoll).toBe(1);
+      // A step that began before the row was let go may have published the first few.
+      before = await publishedThrough();
+      doomed.signal('SIGKILL');
+      await doomed.exited;
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    // Let go, the dead instance's INSERT ends, and the server undoes its step.
+    const changing = async () =>
+      (
+        await ids(
+          'SELECT trx_id AS id FROM information_schema.innodb_trx WHERE trx_rows_modified > 0',
+          [],
+        )
+      ).length;
+    await expect.poll(changing, innodbTrxPoll).toBe(0);
+    const created = await ids(
+      "SELECT id FROM events WHERE type = 'order.created' AND id > ? ORDER BY id",
+      [since],
+    );
+    expect(created).toHaveLength(50);
+    expect(before).toBeLessThan(created.at(-1) as number);
+    expect(await publishedThrough()).toBe(before);
+    expect(await deliveries()).toEqual(created.filter((id) => id <= (before as number)));
+    await start();
+    await expect.poll(deliveries, { timeout: 10_000 }).toEqual(created);
+    const received = () =>
+      [...new Set(live.received.map(({ id }) => Number(id)))].sort((a, b) => a - b);
+    await expect.poll(received, { timeout: 20_000 }).toEqual(created);
+    expect(live.received).toHaveLength(50);
   });
 
   it('brings an event committed on either instance to the streams and feeds of both, within 1 s p95', async () => {
