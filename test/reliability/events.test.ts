@@ -103,6 +103,44 @@ async function receiver(answer: (headers: IncomingHttpHeaders) => number) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
 }
 
+/** The distinct event ids a receiver got, in order. */
+const receivedIds = (received: { id: string }[]) =>
+  [...new Set(received.map(({ id }) => Number(id)))].sort((a, b) => a - b);
+
+/** The ids a statement selects as `id`, as numbers. */
+async function ids(sql: string, values: unknown[] = []): Promise<number[]> {
+  const [rows] = await pool.query<RowDataPacket[]>(sql, values);
+  return rows.map((row) => Number(row.id));
+}
+
+/** The event ids a webhook has deliveries of, oldest first. */
+const deliveredEvents = (webhookId: number) =>
+  ids('SELECT event_id AS id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id', [
+    webhookId,
+  ]);
+
+/** The last event id published (event_counter's 'published' row). */
+const publishedThrough = async () =>
+  (await ids("SELECT last_id AS id FROM event_counter WHERE name = 'published'"))[0];
+
+/**
+ * Takes the 'published' row on a connection of the pool and keeps it until
+ * the returned function first runs: no publish step gets past it meanwhile
+ * (writers never take that row).
+ */
+async function holdPublished(): Promise<() => Promise<void>> {
+  const holder = await pool.getConnection();
+  await holder.query('START TRANSACTION');
+  await holder.query("SELECT last_id FROM event_counter WHERE name = 'published' FOR UPDATE");
+  let held = true;
+  return async () => {
+    if (!held) return;
+    held = false;
+    await holder.query('ROLLBACK');
+    holder.release();
+  };
+}
+
 const p95 = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1] as number;
 
@@ -160,36 +198,26 @@ describe('events on real processes', () => {
     // Holding the 'published' row keeps the doomed instance's publisher from
     // publishing anything (writers never take that row): it dies with every
     // event of the burst committed and none published.
-    const holder = await pool.getConnection();
+    const letGo = await holdPublished();
     let orders: number[];
-    let published: RowDataPacket | undefined;
+    let published: number | undefined;
     try {
-      await holder.query('START TRANSACTION');
-      await holder.query("SELECT last_id FROM event_counter WHERE name = 'published' FOR UPDATE");
       orders = await killMidBurst(doomed, 'unpublished-');
-      [[published]] = await pool.query<RowDataPacket[]>(
-        "SELECT last_id FROM event_counter WHERE name = 'published'",
-      );
+      published = await publishedThrough();
     } finally {
-      await holder.query('ROLLBACK');
-      holder.release();
+      await letGo();
     }
-    expect(Number(published?.last_id)).toBe(Number(since));
+    expect(published).toBe(Number(since));
     expect(orders.length).toBeGreaterThanOrEqual(150);
     const survivor = await start();
     const events = (await feed(survivor, since)).filter(({ type }) => type === 'order.created');
     expect(events.map(({ data }) => data.id).sort((a, b) => a - b)).toEqual(orders);
-    const deliveries = async () => {
-      const [rows] = await pool.query<RowDataPacket[]>(
-        'SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id',
-        [hook.data.id],
-      );
-      return rows.map((row) => Number(row.event_id));
-    };
-    await expect.poll(deliveries, { timeout: 10_000 }).toEqual(events.map(({ id }) => Number(id)));
-    const received = () =>
-      [...new Set(live.received.map(({ id }) => Number(id)))].sort((a, b) => a - b);
-    await expect.poll(received, { timeout: 20_000 }).toEqual(events.map(({ id }) => Number(id)));
+    await expect
+      .poll(() => deliveredEvents(hook.data.id), { timeout: 10_000 })
+      .toEqual(events.map(({ id }) => Number(id)));
+    await expect
+      .poll(() => receivedIds(live.received), { timeout: 20_000 })
+      .toEqual(events.map(({ id }) => Number(id)));
   });
 
   it('writes every delivery once when the instance publishing them is killed before its publish step commits', async () => {
@@ -199,14 +227,7 @@ describe('events on real processes', () => {
     const since = Number(await lastId(doomed));
     const live = await receiver(() => 200);
     const hook = await post(doomed, '/api/webhooks', { url: live.url, types: ['order.created'] });
-    const ids = async (sql: string, values: unknown[]) =>
-      (await pool.query<RowDataPacket[]>(sql, values))[0].map((row) => Number(row.id));
-    const deliveries = () =>
-      ids('SELECT event_id AS id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id', [
-        hook.data.id,
-      ]);
-    const publishedThrough = async () =>
-      (await ids("SELECT last_id AS id FROM event_counter WHERE name = 'published'", []))[0];
+    const deliveries = () => deliveredEvents(hook.data.id);
     /** The transactions of the test's database waiting on a lock in a deliveries' INSERT. */
     const publishWaiting = async () =>
       (
@@ -219,17 +240,14 @@ describe('events on real processes', () => {
       ).length;
     // InnoDB refreshes innodb_trx only once it has not been read for 100 ms.
     const innodbTrxPoll = { timeout: 10_000, interval: 250 };
-    const holder = await pool.getConnection();
+    const letGo = await holdPublished();
     const blocker = await pool.getConnection();
     let before: number | undefined;
     try {
-      // No publish step gets past the 'published' row while it is held.
-      await holder.query('START TRANSACTION');
-      await holder.query("SELECT last_id FROM event_counter WHERE name = 'published' FOR UPDATE");
       for (let i = 0; i < 50; i++) {
         expect((await createOrder(doomed, `publishing-${i}`)).code).toBe(200);
       }
-      const [last] = await ids('SELECT MAX(id) AS id FROM events', []);
+      const [last] = await ids('SELECT MAX(id) AS id FROM events');
       // A delivery of the last event, written and not committed: the step's
       // INSERT writes the deliveries before it, then waits for this one.
       await blocker.query('START TRANSACTION');
@@ -237,15 +255,14 @@ describe('events on real processes', () => {
         hook.data.id,
         last,
       ]);
-      await holder.query('ROLLBACK');
+      await letGo();
       await expect.poll(publishWaiting, innodbTrxPoll).toBe(1);
       // A step that began before the row was let go may have published the first few.
       before = await publishedThrough();
       doomed.signal('SIGKILL');
       await doomed.exited;
     } finally {
-      await holder.query('ROLLBACK');
-      holder.release();
+      await letGo();
       await blocker.query('ROLLBACK');
       blocker.release();
     }
@@ -254,7 +271,6 @@ describe('events on real processes', () => {
       (
         await ids(
           'SELECT trx_id AS id FROM information_schema.innodb_trx WHERE trx_rows_modified > 0',
-          [],
         )
       ).length;
     await expect.poll(changing, innodbTrxPoll).toBe(0);
@@ -268,9 +284,7 @@ describe('events on real processes', () => {
     expect(await deliveries()).toEqual(created.filter((id) => id <= (before as number)));
     await start();
     await expect.poll(deliveries, { timeout: 10_000 }).toEqual(created);
-    const received = () =>
-      [...new Set(live.received.map(({ id }) => Number(id)))].sort((a, b) => a - b);
-    await expect.poll(received, { timeout: 20_000 }).toEqual(created);
+    await expect.poll(() => receivedIds(live.received), { timeout: 20_000 }).toEqual(created);
     expect(live.received).toHaveLength(50);
   });
 
