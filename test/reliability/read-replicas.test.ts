@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createMysqlPool, type Pool, type RowDataPacket } from '@svc/common';
 import {
-  type DelayProxy,
+  type FaultProxy,
   mysqlVariables,
   parsePrometheusText,
   sampleValue,
-  startDelayProxy,
+  startFaultProxy,
   startMariaDbReplication,
   type TestMariaDbReplication,
 } from '@svc/test-kit';
@@ -26,7 +26,7 @@ const DATABASE = `replicas_${randomBytes(4).toString('hex')}`;
 let replication: TestMariaDbReplication;
 let primaryPool: Pool;
 let running: ServiceProcess[] = [];
-let proxy: DelayProxy | undefined;
+let proxy: FaultProxy | undefined;
 let serviceId: number;
 
 const start = async (replicaPort = replication.replica.port, env: Record<string, string> = {}) => {
@@ -353,7 +353,7 @@ describe('faults', () => {
   });
 
   it('holds read-your-writes through a replica 20 ms away each way', async () => {
-    proxy = await startDelayProxy({ target: replication.replica, delayMs: 20 });
+    proxy = await startFaultProxy({ target: replication.replica, delayMs: 20 });
     const [writer, reader] = await Promise.all([start(), start(proxy.port)]);
     const took = [];
     for (let i = 0; i < 10; i++) {

@@ -29,6 +29,23 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * A write was sent and its answer never came (the connection lost, or the
+ * server still working when the service gave up and could not stop it): it
+ * may have been written or not. Never answered as a failure; a retry that
+ * can tell (one with the same Idempotency-Key) settles it.
+ */
+export class OutcomeUnknownError extends Error {
+  override name = 'OutcomeUnknownError';
+
+  constructor(
+    readonly store: 'mysql' | 'redis',
+    cause?: unknown,
+  ) {
+    super(`the outcome of a write to ${store} is unknown`, { cause });
+  }
+}
+
 /** No row has the id: `what` names the kind of row (`order`). */
 export class NotFoundError extends Error {
   override name = 'NotFoundError';

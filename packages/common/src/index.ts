@@ -17,6 +17,7 @@ export {
   LockConflictError,
   MissingReferenceError,
   NotFoundError,
+  OutcomeUnknownError,
   StoreUnavailableError,
 } from './errors.js';
 export { healthRouter } from './health.js';

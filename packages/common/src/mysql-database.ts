@@ -63,7 +63,12 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
   const select: Database['select'] = <T>(sql: string, values: unknown[] = [], options = {}) =>
     mapped(queryWithin<T[]>(pool, queryTimeoutMs, sql, values, options));
   const write: Database['write'] = (sql, values) =>
-    mapped(queryWithin<ResultSetHeader>(pool, queryTimeoutMs, sql, values, { prepared: true }));
+    mapped(
+      queryWithin<ResultSetHeader>(pool, queryTimeoutMs, sql, values, {
+        prepared: true,
+        commitsAt: 0,
+      }),
+    );
   const transaction: Database['transaction'] = (statements) =>
     mapped(transactionWithin(pool, queryTimeoutMs, statements));
 

@@ -2,15 +2,27 @@ import {
   DuplicateEntryError,
   LockConflictError,
   MissingReferenceError,
+  OutcomeUnknownError,
   StoreUnavailableError,
 } from './errors.js';
 
 /** The driver's code for a statement that ran past its bound. */
 const TIMED_OUT = 'PROTOCOL_SEQUENCE_TIMEOUT';
+const OUTCOME_UNKNOWN = 'OUTCOME_UNKNOWN';
 
-/** A statement that ran past its bound, as the driver reports one: isMysqlUnavailable is true for it. */
+/**
+ * A statement that ran past its bound and was stopped before it could write,
+ * as the driver reports one: isMysqlUnavailable is true for it.
+ */
 export function queryTimedOut(): Error {
   return Object.assign(new Error('Query inactivity timeout'), { code: TIMED_OUT });
+}
+
+/** A write whose answer never came: it may have committed (see statementOn). */
+export function outcomeUnknown(cause?: unknown): Error {
+  return Object.assign(new Error('the write was sent and its answer never came', { cause }), {
+    code: OUTCOME_UNKNOWN,
+  });
 }
 
 /** Codes of a MySQL server that is down, unreachable or too slow to answer. */
@@ -60,13 +72,17 @@ const MISSING_REFERENCE = new Set([1216, 1452]);
 const LOCK_CONFLICT = new Set([1213, 1205, 3572]);
 
 /**
- * A driver failure as the domain names it: a server out of reach (or too slow)
- * is a StoreUnavailableError, a unique key taken a DuplicateEntryError, a
- * foreign key that finds no row a MissingReferenceError, a lost deadlock or
- * lock wait a LockConflictError. Anything else is a
- * bug, returned as it is for the service to answer as one.
+ * A driver failure as the domain names it: a write whose answer never came is
+ * an OutcomeUnknownError, a server out of reach (or too slow) a
+ * StoreUnavailableError, a unique key taken a DuplicateEntryError, a foreign
+ * key that finds no row a MissingReferenceError, a lost deadlock or lock wait
+ * a LockConflictError. Anything else is a bug, returned as it is for the
+ * service to answer as one.
  */
 export function storeFailure(err: unknown): unknown {
+  if ((err as { code?: unknown } | null)?.code === OUTCOME_UNKNOWN) {
+    return new OutcomeUnknownError('mysql', err);
+  }
   if (isMysqlUnavailable(err)) return new StoreUnavailableError('mysql', err);
   const errno = (err as { errno?: unknown } | null)?.errno;
   if (errno === DUPLICATE_ENTRY) return new DuplicateEntryError({ cause: err });

@@ -80,7 +80,7 @@ export async function readCommitted<T>(
     await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
     await run('START TRANSACTION');
     const result = await work(run);
-    await run('COMMIT');
+    await mapped(statementOn(conn, timeoutMs, 'COMMIT', [], { commitsAt: 0 }));
     conn.release();
     return result;
   } catch (err) {

@@ -80,11 +80,20 @@ export async function createMysqlPool(settings: MysqlSettings): Promise<Pool> {
 }
 
 /**
+ * How long the server lets a statement wait for another transaction's lock:
+ * half the service's own bound on a statement, in whole seconds (at least
+ * one, the server's least), so the server gives a lock wait up, and nothing
+ * of it commits, before the service gives up on its own clock.
+ */
+const lockWaitSeconds = (queryTimeoutMs: number) => Math.max(1, Math.floor(queryTimeoutMs / 2000));
+
+/**
  * The pool alone, with no start-up check: its connections are opened when a
  * statement needs one (for a server that may be down at start, as a replica).
  */
 export function openMysqlPool(settings: MysqlSettings): Pool {
   const { host, port, user, password, database } = settings;
+  const lockWait = lockWaitSeconds(settings.queryTimeoutMs ?? 5000);
   return mysql
     .createPool({
       host,
@@ -102,7 +111,7 @@ export function openMysqlPool(settings: MysqlSettings): Pool {
     })
     .on('connection', (conn) => {
       // TIMESTAMP values cross the wire in UTC whatever the server's zone, as mysql2 reads them.
-      conn.query("SET time_zone = '+00:00'");
+      conn.query(`SET time_zone = '+00:00', innodb_lock_wait_timeout = ${lockWait}`);
     });
 }
 

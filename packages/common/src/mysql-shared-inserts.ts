@@ -154,7 +154,10 @@ export function insertRowsOn(pool: Pool, timeoutMs: number): Database['insertRow
       ? ((
           await transactionWithin(pool, timeoutMs, [{ sql, values }, ...alongside])
         )[0] as ResultSetHeader)
-      : queryWithin<ResultSetHeader>(pool, timeoutMs, sql, values, { prepared: true });
+      : queryWithin<ResultSetHeader>(pool, timeoutMs, sql, values, {
+          prepared: true,
+          commitsAt: 0,
+        });
 
   return async (sql, rows, alongside = []) => {
     const step = rows.length > 1 ? await autoIncrementStep() : 1;

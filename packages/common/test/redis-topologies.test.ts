@@ -1,6 +1,6 @@
 import {
-  type DelayProxy,
-  startDelayProxy,
+  type FaultProxy,
+  startFaultProxy,
   startRedisCluster,
   startRedisSentinel,
   type TestRedisCluster,
@@ -74,8 +74,8 @@ describe('connectRedis through Sentinel', () => {
   it('follows a killed primary even when a failover notice cuts short its question to a sentinel', async () => {
     // Sentinels 300 ms away each way: the client spends most of its reconnect loop asking
     // them for the primary, where a +switch-master notice used to end it for good.
-    const proxies: DelayProxy[] = await Promise.all(
-      sentinel.sentinels.map((target) => startDelayProxy({ target, delayMs: 300 })),
+    const proxies: FaultProxy[] = await Promise.all(
+      sentinel.sentinels.map((target) => startFaultProxy({ target, delayMs: 300 })),
     );
     const redis = await connectRedis({
       host: '',
