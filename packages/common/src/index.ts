@@ -42,7 +42,13 @@ export {
   type ResultSetHeader,
   type RowDataPacket,
 } from './mysql-settings.js';
-export { type SharedInsertOptions, sharedInserts } from './mysql-shared-inserts.js';
+export {
+  type Around,
+  NOTHING_AROUND,
+  type SharedInsertOptions,
+  type SharedRow,
+  sharedInserts,
+} from './mysql-shared-inserts.js';
 export {
   buildOpenApi,
   type OpenApiDocument,

@@ -1,4 +1,5 @@
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
+import { LockConflictError } from './errors.js';
 import { poolSize, queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
 import { storeFailure } from './mysql-failures.js';
 import {
@@ -8,7 +9,7 @@ import {
   type Run,
   readCommitted,
 } from './mysql-held.js';
-import { insertRowsOn, retriedOnConflict } from './mysql-shared-inserts.js';
+import { type Around, insertRowsOn, NOTHING_AROUND } from './mysql-shared-inserts.js';
 
 /**
  * Parameterized SQL on a pool, each statement bounded by the query timeout.
@@ -24,17 +25,21 @@ export interface Database {
   /** The statements as one transaction in one round trip; each one's result (see transactionWithin). */
   transaction(statements: Statement[]): Promise<unknown[]>;
   /**
-   * Returns the new row's id; tried once more after a LockConflictError.
-   * With `alongside`, the INSERT and those statements commit together in one
-   * transaction, or none does; they name the new rows' ids as
-   * LAST_INSERT_ID() + i * @@auto_increment_increment (row i from 0).
+   * Returns the new row's id. With `around`, the INSERT and those statements
+   * commit together in one transaction, or none does; statements after it
+   * name the new row's id as LAST_INSERT_ID(). It is tried first with
+   * `around(false)`, which waits for no lock, and once more with
+   * `around(true)`, which may (bounded by the server's lock wait), after the
+   * first met another transaction's lock (a LockConflictError).
    */
-  insert(sql: string, values: unknown[], alongside?: Statement[]): Promise<number>;
+  insert(sql: string, values: unknown[], around?: (waits: boolean) => Around): Promise<number>;
   /**
-   * One INSERT of every row (`sql` holds a group of placeholders per row);
-   * returns their ids in order (mysql-shared-inserts.ts insertRowsOn).
+   * One INSERT of every row (`sql` holds a group of placeholders per row),
+   * with what commits `around` it; returns their ids in order. Statements
+   * after it name row i's id (from 0) as
+   * LAST_INSERT_ID() + i * @@auto_increment_increment (insertRowsOn).
    */
-  insertRows(sql: string, rows: unknown[][], alongside?: Statement[]): Promise<number[]>;
+  insertRows(sql: string, rows: unknown[][], around?: Around): Promise<number[]>;
   /**
    * A READ COMMITTED transaction on a connection of its own, for steps that
    * depend on earlier answers (see mysql-held.ts readCommitted).
@@ -79,9 +84,13 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     write,
     update: async (sql, values) => (await write(sql, values)).affectedRows,
     transaction,
-    async insert(sql, values, alongside = []) {
-      const [id] = await retriedOnConflict(() => insertRows(sql, [values], alongside));
-      return id as number;
+    async insert(sql, values, around = () => NOTHING_AROUND) {
+      try {
+        return (await insertRows(sql, [values], around(false)))[0] as number;
+      } catch (err) {
+        if (!(err instanceof LockConflictError)) throw err;
+        return (await insertRows(sql, [values], around(true)))[0] as number;
+      }
     },
     insertRows,
     readCommitted: (work) => readCommitted(pool, queryTimeoutMs, work),

@@ -1,12 +1,24 @@
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
-import { LockConflictError, StoreUnavailableError } from './errors.js';
+import { LockConflictError, OutcomeUnknownError, StoreUnavailableError } from './errors.js';
 import type { Database } from './mysql-database.js';
 import { queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
 import { storeFailure } from './mysql-failures.js';
 
-interface WaitingRow<Key> {
+/** What commits with the rows of one INSERT, in its transaction: statements before it and after it. */
+export interface Around {
+  before: Statement[];
+  after: Statement[];
+}
+
+export const NOTHING_AROUND: Around = { before: [], after: [] };
+
+/** A row to write: its values, in the columns' order, and the key that comes with it. */
+export interface SharedRow<Key> {
   values: unknown[];
   key: Key | undefined;
+}
+
+interface WaitingRow<Key> extends SharedRow<Key> {
   resolve: (id: number) => void;
   reject: (err: unknown) => void;
 }
@@ -22,10 +34,18 @@ export interface SharedInsertOptions<Key> {
   /** Rows that may wait for a turn; one more is refused. */
   maxWaiting: number;
   /**
-   * What commits with the rows, in the same transaction, given each row's
-   * `key` (undefined for a row sent without one), in the rows' order.
+   * Rows written on their own with a wait for a lock (see `around`) at once,
+   * at most; past that a row that meets a lock is a LockConflictError at once.
    */
-  alongside: (keys: (Key | undefined)[]) => Statement[];
+  maxWaitingAlone: number;
+  /**
+   * What commits with `rows`, in their order, in the same transaction. With
+   * `waits` false nothing of it may wait for a lock: a row another
+   * transaction holds (a parent row, a key) fails it at once, NOWAIT. With
+   * `waits` true it is one row written on its own, which may wait for its
+   * parent, bounded by the server's lock wait.
+   */
+  around: (rows: SharedRow<Key>[], waits: boolean) => Around;
 }
 
 /**
@@ -36,35 +56,37 @@ export interface SharedInsertOptions<Key> {
  * trip, one commit and one redo-log flush instead of one each. Nothing waits
  * on a timer.
  *
- * A shared statement is atomic. When it fails because the server is out of
- * reach, every row gets that failure (a statement that timed out may still
- * commit, so none is written again). When it fails for anything else, such as
- * one row naming a missing service, nothing of it was written: each row is
- * then written alone and gets its own answer.
+ * A shared statement waits for no lock (`around` with `waits` false), so a
+ * row another transaction holds never stalls the rows sharing its turn. It is
+ * atomic. When the server is out of reach, or the statement's outcome is
+ * unknown, every row gets that failure (none is written again). When it fails
+ * for anything else, such as one row naming a missing service or a held one,
+ * nothing of it was written: each row is then written alone, still without
+ * waiting, and gets its own answer. A row whose write alone met another
+ * transaction's lock (a held parent row, a deadlock) is written once more on
+ * its own, with a bounded wait for that lock (`around` with `waits` true),
+ * outside the turns, so the rows after it are written meanwhile; that second
+ * try's failure is the row's answer.
  *
- * A row may come with a key, which `alongside` writes in the same
- * transaction (such as an Idempotency-Key: a key already kept, or being
- * written by another transaction, fails the transaction at once, and each
- * row is then written alone).
- *
- * A statement the server gave up for another transaction's locks (a lost
- * deadlock or lock wait: a LockConflictError) is tried once more: a shared
- * one by writing each of its rows alone, a row alone by writing it again.
- * A second such failure is the row's answer.
- *
- * Every statement commits with its `alongside` statements (such as the rows'
- * events), so a row that committed has them and a row that did not has none.
- *
- * At most `maxWaiting` rows wait; a row beyond that is refused at once as
- * store-unavailable, as the pool's own queue refuses a query, so a hung server
- * cannot pile up waiting rows.
+ * At most `maxWaiting` rows wait for a turn; a row beyond that is refused at
+ * once as store-unavailable, as the pool's own queue refuses a query, so a
+ * hung server cannot pile up waiting rows.
  */
 export function sharedInserts<Key>(
   db: Pick<Database, 'insertRows'>,
-  { table, columns, concurrency, maxRows = 32, maxWaiting, alongside }: SharedInsertOptions<Key>,
+  {
+    table,
+    columns,
+    concurrency,
+    maxRows = 32,
+    maxWaiting,
+    maxWaitingAlone,
+    around,
+  }: SharedInsertOptions<Key>,
 ) {
   const waiting: WaitingRow<Key>[] = [];
   let running = 0;
+  let waitingAlone = 0;
   const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
   const group = `(${columns.map(() => '?').join(', ')})`;
   /** The statement text for each row count, made once. */
@@ -72,34 +94,45 @@ export function sharedInserts<Key>(
   const statementFor = (rows: number) =>
     (statements[rows] ??= head + new Array(rows).fill(group).join(', '));
 
-  async function write(rows: WaitingRow<Key>[]): Promise<void> {
-    let attemptsAlone = 2;
-    if (rows.length > 1) {
-      try {
-        const ids = await db.insertRows(
-          statementFor(rows.length),
-          rows.map((row) => row.values),
-          alongside(rows.map((row) => row.key)),
-        );
-        for (const [i, row] of rows.entries()) row.resolve(ids[i] as number);
-        return;
-      } catch (err) {
-        if (err instanceof StoreUnavailableError) {
-          for (const row of rows) row.reject(err);
-          return;
-        }
-        // The shared statement's try was each row's first.
-        if (err instanceof LockConflictError) attemptsAlone = 1;
-      }
-    }
-    await Promise.all(
-      rows.map((row) =>
-        retriedOnConflict(
-          () => db.insertRows(statementFor(1), [row.values], alongside([row.key])),
-          attemptsAlone,
-        ).then(([id]) => row.resolve(id as number), row.reject),
-      ),
+  const insert = (rows: WaitingRow<Key>[], waits: boolean) =>
+    db.insertRows(
+      statementFor(rows.length),
+      rows.map((row) => row.values),
+      around(rows, waits),
     );
+
+  /** The second try of a row that met a lock: on its own, outside the turns. */
+  function writeWaiting(row: WaitingRow<Key>): void {
+    if (waitingAlone >= maxWaitingAlone) {
+      row.reject(new LockConflictError());
+      return;
+    }
+    waitingAlone += 1;
+    insert([row], true)
+      .then(([id]) => row.resolve(id as number), row.reject)
+      .finally(() => {
+        waitingAlone -= 1;
+      });
+  }
+
+  const writeAlone = (row: WaitingRow<Key>) =>
+    insert([row], false).then(
+      ([id]) => row.resolve(id as number),
+      (err: unknown) => (err instanceof LockConflictError ? writeWaiting(row) : row.reject(err)),
+    );
+
+  async function write(rows: WaitingRow<Key>[]): Promise<void> {
+    if (rows.length === 1) return writeAlone(rows[0] as WaitingRow<Key>);
+    try {
+      const ids = await insert(rows, false);
+      for (const [i, row] of rows.entries()) row.resolve(ids[i] as number);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError || err instanceof OutcomeUnknownError) {
+        for (const row of rows) row.reject(err);
+        return;
+      }
+      await Promise.all(rows.map(writeAlone));
+    }
   }
 
   function startWaiting(): void {
@@ -136,8 +169,8 @@ const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
  * knows in one step, in every innodb_autoinc_lock_mode, so its rows get
  * consecutive ids, auto_increment_increment apart, from the first (the
  * insertId); that setting is read once (per-session changes are not
- * followed). With `alongside`, one transaction holds all the statements, in
- * one round trip.
+ * followed). With statements `around` it, one transaction holds them all,
+ * in one round trip.
  */
 export function insertRowsOn(pool: Pool, timeoutMs: number): Database['insertRows'] {
   let idStep: Promise<number> | undefined;
@@ -149,39 +182,24 @@ export function insertRowsOn(pool: Pool, timeoutMs: number): Database['insertRow
         throw storeFailure(err);
       },
     ));
-  const inserted = async (sql: string, values: unknown[], alongside: Statement[]) =>
-    alongside.length > 0
+  const inserted = async (sql: string, values: unknown[], { before, after }: Around) =>
+    before.length + after.length > 0
       ? ((
-          await transactionWithin(pool, timeoutMs, [{ sql, values }, ...alongside])
-        )[0] as ResultSetHeader)
+          await transactionWithin(pool, timeoutMs, [...before, { sql, values }, ...after])
+        )[before.length] as ResultSetHeader)
       : queryWithin<ResultSetHeader>(pool, timeoutMs, sql, values, {
           prepared: true,
           commitsAt: 0,
         });
 
-  return async (sql, rows, alongside = []) => {
+  return async (sql, rows, around = NOTHING_AROUND) => {
     const step = rows.length > 1 ? await autoIncrementStep() : 1;
     let result: ResultSetHeader;
     try {
-      result = await inserted(sql, rows.flat(), alongside);
+      result = await inserted(sql, rows.flat(), around);
     } catch (err) {
       throw storeFailure(err);
     }
     return Array.from({ length: rows.length }, (_row, i) => result.insertId + i * step);
   };
-}
-
-/**
- * `write`, tried again when the server gave it up for another transaction's
- * locks (a lost deadlock or lock wait, in which it kept nothing), until
- * `attempts` have failed; then that LockConflictError.
- */
-export async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 2): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (err) {
-      if (!(err instanceof LockConflictError) || attempt >= attempts) throw err;
-    }
-  }
 }

@@ -64,13 +64,29 @@ describe('the keys kept alongside a shared INSERT', () => {
   const other: RequestKey = { ...key, key: 'a-0' };
 
   it('locks and writes the keys of one resource in key order, each with its row of the INSERT', () => {
-    const [statement] = keys.keep([key, undefined, other]);
-    expect(statement?.values.slice(0, 3)).toEqual(['order', 'a-0', 'k-1']);
-    expect(statement?.values.slice(3)).toEqual([
+    const [lock, written] = keys.keep([key, undefined, other]);
+    expect(lock?.sql).toMatch(/FOR UPDATE NOWAIT$/);
+    expect(lock?.values).toEqual(['order', 'a-0', 'k-1']);
+    expect(written?.values).toEqual([
       ...['order', 'a-0', key.requestHash, 2, 60],
       ...['order', 'k-1', key.requestHash, 0, 60],
     ]);
     expect(keys.keep([undefined, undefined])).toEqual([]);
+  });
+
+  it('writes a key before a row that may wait, and names the row after its INSERT', () => {
+    const { before, after } = keys.keepFirst(key);
+    expect(before.map((statement) => statement.values)).toEqual([
+      ['order', 'k-1'],
+      ['order', 'k-1', key.requestHash, 60],
+    ]);
+    expect(before[0]?.sql).toMatch(/FOR UPDATE NOWAIT$/);
+    expect(after).toEqual([
+      {
+        sql: expect.stringMatching(/^UPDATE idempotency_keys SET row_id = LAST_INSERT_ID\(\)/),
+        values: ['order', 'k-1'],
+      },
+    ]);
   });
 
   it('refuses keys of two resources, which no one INSERT writes', () => {

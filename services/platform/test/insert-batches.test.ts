@@ -13,6 +13,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
 import { keptKeys, type RequestKey } from '../src/db/kept-keys.js';
+import { newRowsAround } from '../src/db/new-rows.js';
 import { newRowEvents } from '../src/events/outbox.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import {
@@ -30,8 +31,9 @@ const ORDER_COLUMNS = {
   table: 'orders',
   columns: ['service_id', 'user_name', 'user_phone'],
   maxWaiting: 320,
+  maxWaitingAlone: 4,
 };
-let ORDERS: typeof ORDER_COLUMNS & Pick<SharedInsertOptions<RequestKey>, 'alongside'>;
+let ORDERS: typeof ORDER_COLUMNS & Pick<SharedInsertOptions<RequestKey>, 'around'>;
 const MISSING = 999_999;
 
 let t: TestApp;
@@ -40,10 +42,10 @@ beforeAll(async () => {
   t = await createTestApp();
   ORDERS = {
     ...ORDER_COLUMNS,
-    alongside: (keys) => [
-      ...keptKeys(platformDatabase(t.pool), 60).keep(keys),
-      ...newRowEvents('order.created', keys.length),
-    ],
+    around: newRowsAround(keptKeys(platformDatabase(t.pool), 60), {
+      parent: { table: 'services', idAt: 0 },
+      events: (count) => newRowEvents('order.created', count),
+    }),
   };
 });
 afterAll(async () => {
@@ -61,9 +63,9 @@ function countedDatabase(pool: Pool) {
   const insertRows = db.insertRows;
   const counted: PlatformDatabase = {
     ...db,
-    insertRows: (sql, rows, alongside) => {
+    insertRows: (sql, rows, around) => {
       statements.push(rows.length);
-      return insertRows(sql, rows, alongside);
+      return insertRows(sql, rows, around);
     },
   };
   return { db: counted, statements };

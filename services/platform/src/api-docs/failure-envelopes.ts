@@ -7,7 +7,7 @@ import { SERVER_ERROR } from '../http/messages.js';
  * rule or is not valid JSON (400), a body over the limit (413), a body that is
  * not JSON or in an unknown charset (415), and the store (500). The
  * administrator routes add 401 while a token is configured; a whole list and
- * a create 503.
+ * every write 503.
  */
 export type FailureCode = 400 | 401 | 409 | 413 | 415 | 422 | 500 | 503;
 
@@ -19,7 +19,7 @@ const CODE_TEXTS: Record<FailureCode, string> = {
   415: 'the body is not JSON',
   422: 'the Idempotency-Key was used with another body (HTTP 422)',
   500: 'the store failed, the text says how, never with SQL',
-  503: 'busy: LIST_CONCURRENCY whole lists of this route are being read, or a create gave way twice to a conflicting transaction (HTTP 503, with Retry-After)',
+  503: 'busy: LIST_CONCURRENCY whole lists of this route are being read, or a write gave way to a conflicting transaction, or its outcome is unknown (HTTP 503, with Retry-After)',
 };
 
 const codesText = (codes: readonly FailureCode[]) =>

@@ -1,6 +1,11 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
-import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, WRITE_CONFLICT } from '../http/messages.js';
+import {
+  ADMIN_TOKEN_REQUIRED,
+  LISTS_BUSY,
+  OUTCOME_UNKNOWN,
+  WRITE_CONFLICT,
+} from '../http/messages.js';
 import {
   IDEMPOTENT_REPLAYED,
   KEY_IN_FLIGHT,
@@ -38,7 +43,7 @@ export interface RouteDoc {
   admin?: true;
   /** A list whose unpaged form takes a LIST_CONCURRENCY slot, so it may answer 503. */
   wholeList?: true;
-  /** A create that takes an Idempotency-Key, so it may answer 409 and 422 (and 503, as every create). */
+  /** A create that takes an Idempotency-Key, so it may answer 409 and 422 (and 503, as every write). */
   idempotent?: true;
 }
 
@@ -99,6 +104,7 @@ function operationDoc(route: RouteDoc): OperationDoc {
     operation.security = [{ [ADMIN_TOKEN_SCHEME]: [] }];
   }
   if (route.wholeList) operation.responses[503] = wholeListBusy(failure);
+  if (route.method !== 'get') operation.responses[503] = writeNotDone(failure);
   if (route.idempotent) keyed(operation, failure);
   return operation;
 }
@@ -142,9 +148,12 @@ function keyed(operation: OperationDoc, failure: DocumentedFailure): void {
     schema: failure.schema([422]),
     example: failure.body(422, KEY_REUSED),
   };
-  operation.responses[503] = {
-    description:
-      'The write gave way to a conflicting transaction (a lost deadlock or lock wait) and again when tried once more: nothing written; try again after Retry-After seconds',
+}
+
+/** The 503 of a write: given way to another transaction, or sent with no answer back. */
+function writeNotDone(failure: DocumentedFailure): ResponseDoc {
+  return {
+    description: `The write gave way to a conflicting transaction (a lost deadlock, or a lock wait past the database's bound): nothing written. Or its outcome is unknown (\`${OUTCOME_UNKNOWN}\`): it was sent and the database never answered, so it may have been written; a retry settles it (for a create, with the same Idempotency-Key). Try again after Retry-After seconds`,
     schema: failure.schema([503]),
     example: failure.body(503, WRITE_CONFLICT),
     headers: { 'Retry-After': { description: 'seconds to wait', schema: z.string() } },

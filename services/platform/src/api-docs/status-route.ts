@@ -12,7 +12,7 @@ const MEANINGS: Record<number, string> = {
   410: 'the events after `after` are no longer kept (EVENT_RETENTION_DAYS): some were missed',
   413: 'the body is over the limit',
   415: 'the body is not JSON',
-  503: 'the store is unavailable; try again after Retry-After seconds',
+  503: 'the store is unavailable, or a write gave way to a conflicting transaction (nothing written), or its outcome is unknown (sent, and the database never answered: a retry settles it); the text says which. Try again after Retry-After seconds',
 };
 
 const ADMIN_NOTE =

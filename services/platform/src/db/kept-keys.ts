@@ -1,4 +1,5 @@
 import {
+  type Around,
   DuplicateEntryError,
   KeyInFlightError,
   KeyReusedError,
@@ -31,21 +32,26 @@ type KeyedWrite = (key: RequestKey) => Promise<number>;
 const ATTEMPTS = 3;
 const SWEEP_ROWS = 1000;
 const KEY_ROW = '(resource = ? AND idempotency_key = ?)';
-/** Row i of the INSERT just before, in the same transaction (see Database.insert). */
+/** Row i of the INSERT just before, in the same transaction (see Database.insertRows). */
 const KEEP_ROW =
   '(?, ?, ?, LAST_INSERT_ID() + ? * @@auto_increment_increment, NOW(3) + INTERVAL ? SECOND)';
 
 /**
- * The keep statements for `rows` keys of one resource: their rows locked
- * without waiting (one IN list: the optimizer looks each key up once, where
- * ORed pairs cost it more), then the keys written.
+ * The keys' rows of one resource locked without waiting (one IN list: the
+ * optimizer looks each key up once, where ORed pairs cost it more).
  */
-const statements: string[] = [];
-const keepStatement = (rows: number) =>
-  (statements[rows] ??=
-    `SELECT 1 FROM idempotency_keys WHERE resource = ? AND idempotency_key IN (${new Array(rows).fill('?').join(', ')}) FOR UPDATE NOWAIT;\n` +
-    'INSERT INTO idempotency_keys (resource, idempotency_key, request_hash, row_id, expires_at) VALUES ' +
-    new Array(rows).fill(KEEP_ROW).join(', '));
+const lockStatements: string[] = [];
+const lockStatement = (rows: number) =>
+  (lockStatements[rows] ??=
+    `SELECT 1 FROM idempotency_keys WHERE resource = ? AND idempotency_key IN (${new Array(rows).fill('?').join(', ')}) FOR UPDATE NOWAIT`);
+const INSERT_KEYS =
+  'INSERT INTO idempotency_keys (resource, idempotency_key, request_hash, row_id, expires_at) VALUES ';
+const insertStatements: string[] = [];
+const insertStatement = (rows: number) =>
+  (insertStatements[rows] ??= INSERT_KEYS + new Array(rows).fill(KEEP_ROW).join(', '));
+/** A key written before its row (keepFirst), then given the row's id once the row's INSERT has run. */
+const INSERT_FIRST = `${INSERT_KEYS}(?, ?, ?, 0, NOW(3) + INTERVAL ? SECOND)`;
+const LINK_ROW = `UPDATE idempotency_keys SET row_id = LAST_INSERT_ID() WHERE ${KEY_ROW}`;
 
 /**
  * The kept keys (table idempotency_keys). A key is written by the same
@@ -138,20 +144,36 @@ export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
       const sorted = kept.sort((a, b) => (a.key.key < b.key.key ? -1 : 1));
       return [
         {
-          sql: keepStatement(sorted.length),
-          values: [
+          sql: lockStatement(sorted.length),
+          values: [resource, ...sorted.map(({ key }) => key.key)],
+        },
+        {
+          sql: insertStatement(sorted.length),
+          values: sorted.flatMap(({ key, row }) => [
             resource,
-            ...sorted.map(({ key }) => key.key),
-            ...sorted.flatMap(({ key, row }) => [
-              resource,
-              key.key,
-              key.requestHash,
-              row,
-              ttlSeconds,
-            ]),
-          ],
+            key.key,
+            key.requestHash,
+            row,
+            ttlSeconds,
+          ]),
         },
       ];
+    },
+
+    /**
+     * A key kept around a row written on its own that may wait for a lock:
+     * the key is locked NOWAIT and written `before` the row's INSERT, so from
+     * then on the same key sent anywhere meets it held (a KeyInFlightError),
+     * whatever this transaction waits for; `after` the INSERT it names the row.
+     */
+    keepFirst(key: RequestKey): Around {
+      return {
+        before: [
+          { sql: lockStatement(1), values: [key.resource, key.key] },
+          { sql: INSERT_FIRST, values: [key.resource, key.key, key.requestHash, ttlSeconds] },
+        ],
+        after: [{ sql: LINK_ROW, values: [key.resource, key.key] }],
+      };
     },
 
     /**

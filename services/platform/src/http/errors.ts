@@ -8,6 +8,7 @@ import {
   MissingReferenceError,
   messageBody,
   NotFoundError,
+  OutcomeUnknownError,
   StoreUnavailableError,
 } from '@svc/common';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
@@ -20,6 +21,7 @@ import {
   METHOD_NOT_ALLOWED,
   NOT_FOUND,
   noSuchRow,
+  OUTCOME_UNKNOWN,
   STORAGE_UNAVAILABLE,
   UNEXPECTED,
   WRITE_CONFLICT,
@@ -42,6 +44,9 @@ function failureOf(
   if (err instanceof LockConflictError) {
     return { code: 503, text: WRITE_CONFLICT, retryAfter: CONFLICT_RETRY_SECONDS };
   }
+  if (err instanceof OutcomeUnknownError) {
+    return { code: 503, text: OUTCOME_UNKNOWN, retryAfter: STORE_RETRY_SECONDS };
+  }
   if (err instanceof NotFoundError) return { code: 404, text: noSuchRow(err.what, err.id) };
   if (err instanceof KeyInFlightError) return { code: 409, text: KEY_IN_FLIGHT };
   if (err instanceof KeyReusedError) return { code: 422, text: KEY_REUSED };
@@ -59,8 +64,9 @@ function failureOf(
 /**
  * Outcomes answered at their own HTTP status, so proxies and clients that only
  * look at the status see them: an Idempotency-Key in flight (409, retry) or
- * reused with another body (422), a whole list refused for want of a slot or a
- * create that gave way to another transaction's locks twice (503, retry).
+ * reused with another body (422), a whole list refused for want of a slot, a
+ * create that gave way to another transaction's locks, or a write whose
+ * outcome is unknown (503, retry).
  * Every other outcome is HTTP 200, as the spec has it.
  */
 const OWN_STATUS = new Set([409, 422, 503]);

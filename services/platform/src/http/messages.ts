@@ -16,6 +16,9 @@ export const UNEXPECTED = 'internal error';
 export const ADMIN_TOKEN_REQUIRED = 'administrator token required';
 export const WRITE_CONFLICT =
   'the database gave this write up for a conflicting one (deadlock or lock wait), try again shortly';
+/** A write sent whose answer never came: it may or may not have been written. */
+export const OUTCOME_UNKNOWN =
+  'the outcome is unknown: the database did not answer after the write was sent; retry it (a create with the same Idempotency-Key) to settle it';
 export const LISTS_BUSY = 'too many whole lists are being read at once, try again shortly';
 export const NOT_AN_OBJECT = 'request body must be a JSON object';
 /** The `limit` of the events feed and of a webhook's deliveries. */

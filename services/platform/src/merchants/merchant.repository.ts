@@ -1,6 +1,7 @@
 import { NotFoundError } from '@svc/common';
 import type { PlatformDatabase } from '../db/database.js';
 import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
+import { newRowsAround } from '../db/new-rows.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
 import {
   jsonColumn,
@@ -38,6 +39,7 @@ export const MERCHANT_EVENTS: EventSource = {
 const ADDED_EVENTS = newRowEvents('merchant.added', 1);
 
 export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
+  const around = newRowsAround(keys, { events: () => ADDED_EVENTS });
   return {
     /** Every merchant in id order. */
     list(): ListReads<MerchantRow> {
@@ -64,11 +66,10 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
      * Idempotency-Key, in the same transaction (once per key: db/kept-keys.ts).
      */
     create(merchant: NewMerchant, key?: RequestKey): Promise<Created> {
+      const values = [merchant.name, merchant.address, merchant.phone];
       const write = (kept?: RequestKey) =>
-        db.insert(
-          'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
-          [merchant.name, merchant.address, merchant.phone],
-          kept ? [...keys.keep([kept]), ...ADDED_EVENTS] : ADDED_EVENTS,
+        db.insert('INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)', values, (waits) =>
+          around([{ values, key: kept }], waits),
         );
       return key ? keys.once(key, write) : write().then((id) => ({ id, replayed: false }));
     },

@@ -1,6 +1,7 @@
 import { NotFoundError } from '@svc/common';
 import { naming, type PlatformDatabase } from '../db/database.js';
 import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
+import { newRowsAround } from '../db/new-rows.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
 import {
   decimalField,
@@ -60,6 +61,10 @@ function where(category: string | undefined) {
 const ADDED_EVENTS = newRowEvents('service.added', 1);
 
 export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
+  const around = newRowsAround(keys, {
+    parent: { table: 'merchants', idAt: 0 },
+    events: () => ADDED_EVENTS,
+  });
   return {
     /** Every service of the category (or of all) in id order, with its merchant's name. */
     list(category: string | undefined): ListReads<ServiceRow> {
@@ -102,7 +107,7 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
               service.image_url,
               service.stock,
             ],
-            kept ? [...keys.keep([kept]), ...ADDED_EVENTS] : ADDED_EVENTS,
+            (waits) => around([{ values: [service.merchant_id], key: kept }], waits),
           );
         } catch (err) {
           throw naming(err, 'merchant', service.merchant_id);

@@ -2,6 +2,7 @@ import { NotFoundError, type Statement, sharedInserts } from '@svc/common';
 import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import { naming, type PlatformDatabase } from '../db/database.js';
 import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
+import { newRowsAround } from '../db/new-rows.js';
 import { limitClause, type Page } from '../db/page.js';
 import { newRowEvents, statusChange } from '../events/outbox.js';
 import { cursorSecret } from './cursor-secret.js';
@@ -64,10 +65,12 @@ export function orderRepository(
     maxRows: ROWS_PER_INSERT,
     // As many as the pool's connections could hold in shared INSERTs.
     maxWaiting: db.connections * ROWS_PER_INSERT,
-    alongside: (sent) => [
-      ...(sent.some((key) => key) ? keys.keep(sent) : []),
-      ...(CREATED_EVENTS[sent.length - 1] as Statement[]),
-    ],
+    // The pool's connections but the turns' and one, so a held service never takes them all.
+    maxWaitingAlone: Math.max(1, db.connections - insertConcurrency - 1),
+    around: newRowsAround(keys, {
+      parent: { table: 'services', idAt: 0 },
+      events: (count) => CREATED_EVENTS[count - 1] as Statement[],
+    }),
   });
   /**
    * The rows after `filter`, newest first: the ids come from the index alone,

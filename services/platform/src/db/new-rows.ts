@@ -1,0 +1,50 @@
+import { type Around, NOTHING_AROUND, type SharedRow, type Statement } from '@svc/common';
+import type { KeptKeys, RequestKey } from './kept-keys.js';
+
+/** The table of the row each new row names (its foreign key), and where its id is in the row's values. */
+interface Parent {
+  table: string;
+  idAt: number;
+}
+
+/** The share-lock of each parent table and id count, made once. */
+const parentLocks = new Map<string, string[]>();
+
+/**
+ * The parents' rows locked for share without waiting, so a parent another
+ * transaction holds (an admin's long transaction, a migration) fails the
+ * statement at once instead of stalling it and every row it shares. The
+ * rows' own INSERT takes the same locks for its foreign key.
+ */
+function parentsLocked({ table, idAt }: Parent, rows: SharedRow<RequestKey>[]): Statement {
+  const ids = [...new Set(rows.map((row) => row.values[idAt]))];
+  const made = parentLocks.get(table) ?? [];
+  parentLocks.set(table, made);
+  made[ids.length] ??=
+    `SELECT 1 FROM ${table} WHERE id IN (${ids.map(() => '?').join(', ')}) LOCK IN SHARE MODE NOWAIT`;
+  return { sql: made[ids.length] as string, values: ids };
+}
+
+/**
+ * What commits with new rows of one resource (common's Around), given to its
+ * INSERT: its parents' locks first (NOWAIT), the rows' keys (kept-keys.ts)
+ * and `events(count)`, the rows' events. A row written on its own that may
+ * wait (`waits`) waits for its parent in its INSERT and has its key written
+ * first, so the key reads as in flight everywhere while it waits.
+ */
+export function newRowsAround(
+  keys: KeptKeys,
+  { parent, events }: { parent?: Parent; events: (count: number) => Statement[] },
+) {
+  return (rows: SharedRow<RequestKey>[], waits: boolean): Around => {
+    if (waits) {
+      const key = rows[0]?.key;
+      const kept = key ? keys.keepFirst(key) : NOTHING_AROUND;
+      return { before: kept.before, after: [...kept.after, ...events(1)] };
+    }
+    return {
+      before: parent ? [parentsLocked(parent, rows)] : [],
+      after: [...keys.keep(rows.map((row) => row.key)), ...events(rows.length)],
+    };
+  };
+}
