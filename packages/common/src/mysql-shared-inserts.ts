@@ -184,9 +184,9 @@ export function insertRowsOn(pool: Pool, timeoutMs: number): Database['insertRow
     ));
   const inserted = async (sql: string, values: unknown[], { before, after }: Around) =>
     before.length + after.length > 0
-      ? ((
-          await transactionWithin(pool, timeoutMs, [...before, { sql, values }, ...after])
-        )[before.length] as ResultSetHeader)
+      ? ((await transactionWithin(pool, timeoutMs, [...before, { sql, values }, ...after]))[
+          before.length
+        ] as ResultSetHeader)
       : queryWithin<ResultSetHeader>(pool, timeoutMs, sql, values, {
           prepared: true,
           commitsAt: 0,

@@ -30,9 +30,15 @@ export interface FaultProxy {
    * The next chunk a client sends through any connection that contains
    * `match` (bytes as latin1 text, so SQL and Redis commands match as
    * written; a match may straddle two chunks) meets `kind`. Faults are met
-   * in the order they were asked for, one chunk each.
+   * in the order they were asked for, one chunk each. With `next`, the
+   * fault meets the chunk the client sends next on that connection instead
+   * (the execution of a statement that the matching chunk prepared).
    */
-  fault(match: string | RegExp, kind: FaultKind, options?: { settleMs?: number }): Fault;
+  fault(
+    match: string | RegExp,
+    kind: FaultKind,
+    options?: { settleMs?: number; next?: boolean },
+  ): Fault;
   /** Resets every connection through the proxy now (the store gone for its clients). */
   cutAll(): void;
   /** While true, a new connection is reset as soon as it is accepted (the store down). */
@@ -47,6 +53,7 @@ interface Pending {
   match: string | RegExp;
   kind: FaultKind;
   settleMs: number;
+  next: boolean;
   meet: () => void;
   onHeld: (held: Link) => void;
 }
@@ -58,6 +65,8 @@ class Link {
   private holding = false;
   private dropReplies = false;
   private readonly held: { to: Socket; chunk: Buffer | null }[] = [];
+  /** A fault for the client's next chunk on this connection. */
+  armed: Pending | undefined;
 
   constructor(
     readonly client: Socket,
@@ -143,7 +152,15 @@ export async function startFaultProxy(options: {
   }
 
   function fromClient(link: Link, chunk: Buffer): void {
-    const met = faultFor(link, chunk);
+    let met = link.armed;
+    link.armed = undefined;
+    if (!met) {
+      met = faultFor(link, chunk);
+      if (met?.next) {
+        link.armed = met;
+        met = undefined;
+      }
+    }
     if (!met) {
       link.forward(link.upstream, chunk);
       return;
@@ -194,7 +211,7 @@ export async function startFaultProxy(options: {
   return {
     host: '127.0.0.1',
     port,
-    fault(match, kind, { settleMs = 200 } = {}) {
+    fault(match, kind, { settleMs = 200, next = false } = {}) {
       let meet = () => {};
       const met = new Promise<void>((resolve) => {
         meet = resolve;
@@ -205,6 +222,7 @@ export async function startFaultProxy(options: {
         match,
         kind,
         settleMs,
+        next,
         meet,
         onHeld(link) {
           held = link;

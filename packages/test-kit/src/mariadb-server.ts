@@ -54,11 +54,15 @@ export function mariaDbServer(dir: string, port: number, options: string[] = [])
   );
 }
 
-/** Starts a throwaway MariaDB (root, empty password) tuned for tests rather than durability. */
-export async function startMariaDbServer(): Promise<TestServer> {
+/**
+ * Starts a throwaway MariaDB (root, empty password) tuned for tests rather
+ * than durability; `options` override that (`--innodb-flush-log-at-trx-commit=1`
+ * for a server whose commits outlive a kill).
+ */
+export async function startMariaDbServer(options: string[] = []): Promise<TestServer> {
   const dir = await scratchDir('mariadb-test');
   await installMariaDb(join(dir, 'data'));
-  const server = mariaDbServer(dir, await freePort());
+  const server = mariaDbServer(dir, await freePort(), options);
   await server.start();
   return server;
 }

@@ -219,3 +219,22 @@ describe('fault proxy: faults', () => {
     }
   });
 });
+
+describe('fault proxy: a prepared statement', () => {
+  it('next: meets the execution that follows the statement prepared by the matching chunk', async () => {
+    const { host, port } = server();
+    const proxy = await startFaultProxy({ target: { host, port } });
+    const { direct, proxied, rows } = await throughProxy(proxy, 'prepared');
+    try {
+      const fault = proxy.fault('INSERT INTO fault_proxy.prepared', 'cut-after', { next: true });
+      await expect(
+        proxied.execute('INSERT INTO fault_proxy.prepared VALUES (?)', [1]),
+      ).rejects.toThrow();
+      await fault.met;
+      expect(await rows()).toBe(1);
+    } finally {
+      await direct.end();
+      await proxy.close();
+    }
+  });
+});

@@ -37,9 +37,8 @@ function failureOf(
 ): { code: number; text: string; retryAfter?: number } {
   if (err instanceof AppError) return { code: err.status, text: err.message };
   if (err instanceof StoreUnavailableError) {
-    return envelope.atStatus
-      ? { code: 503, text: STORAGE_UNAVAILABLE, retryAfter: STORE_RETRY_SECONDS }
-      : { code: 500, text: STORAGE_UNAVAILABLE };
+    const code = envelope.atStatus ? 503 : 500;
+    return { code, text: STORAGE_UNAVAILABLE, retryAfter: STORE_RETRY_SECONDS };
   }
   if (err instanceof LockConflictError) {
     return { code: 503, text: WRITE_CONFLICT, retryAfter: CONFLICT_RETRY_SECONDS };

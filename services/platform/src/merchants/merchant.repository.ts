@@ -68,8 +68,10 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
     create(merchant: NewMerchant, key?: RequestKey): Promise<Created> {
       const values = [merchant.name, merchant.address, merchant.phone];
       const write = (kept?: RequestKey) =>
-        db.insert('INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)', values, (waits) =>
-          around([{ values, key: kept }], waits),
+        db.insert(
+          'INSERT INTO merchants (name, address, phone) VALUES (?, ?, ?)',
+          values,
+          (waits) => around([{ values, key: kept }], waits),
         );
       return key ? keys.once(key, write) : write().then((id) => ({ id, replayed: false }));
     },

@@ -44,9 +44,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A pool as the platform's main makes one. */
-export const createPlatformPool = (settings: MysqlSettings) =>
-  createMysqlPool({ ...settings, multipleStatements: true });
+/** A pool as the platform's main makes one; `queryTimeoutMs` sets the server's lock wait (half of it). */
+export const createPlatformPool = (
+  settings: MysqlSettings & { queryTimeoutMs?: number; connectTimeoutMs?: number },
+) => createMysqlPool({ ...settings, multipleStatements: true });
 
 /** The real app on a database of the calling file's own, migrated like production. */
 export async function createTestApp(
