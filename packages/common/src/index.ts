@@ -29,8 +29,7 @@ export {
   type Metrics,
 } from './metrics.js';
 export { migrate, migrateOnce } from './migrate.js';
-export { createDatabase, type Database } from './mysql-database.js';
-export type { Statement } from './mysql-driver.js';
+export { type Around, createDatabase, type Database, NOTHING_AROUND } from './mysql-database.js';
 export type { HeldConnection, LookupThenList } from './mysql-held.js';
 export {
   createMysqlPool,
@@ -42,13 +41,8 @@ export {
   type ResultSetHeader,
   type RowDataPacket,
 } from './mysql-settings.js';
-export {
-  type Around,
-  NOTHING_AROUND,
-  type SharedInsertOptions,
-  type SharedRow,
-  sharedInserts,
-} from './mysql-shared-inserts.js';
+export { type SharedInsertOptions, type SharedRow, sharedInserts } from './mysql-shared-inserts.js';
+export type { Statement } from './mysql-statement.js';
 export {
   buildOpenApi,
   type OpenApiDocument,

@@ -1,6 +1,6 @@
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
 import { LockConflictError } from './errors.js';
-import { poolSize, queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
+import { poolSize } from './mysql-driver.js';
 import { storeFailure } from './mysql-failures.js';
 import {
   type HeldConnection,
@@ -9,7 +9,15 @@ import {
   type Run,
   readCommitted,
 } from './mysql-held.js';
-import { type Around, insertRowsOn, NOTHING_AROUND } from './mysql-shared-inserts.js';
+import { queryWithin, type Statement, transactionWithin } from './mysql-statement.js';
+
+/** What commits with the rows of one INSERT, in its transaction: statements before it and after it. */
+export interface Around {
+  before: Statement[];
+  after: Statement[];
+}
+
+export const NOTHING_AROUND: Around = { before: [], after: [] };
 
 /**
  * Parameterized SQL on a pool, each statement bounded by the query timeout.
@@ -99,5 +107,48 @@ export function createDatabase(pool: Pool, queryTimeoutMs = 5000): Database {
     },
     hold: () => holdConnection(pool, queryTimeoutMs),
     connections: poolSize(pool),
+  };
+}
+
+const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
+
+/**
+ * Database.insertRows on `pool`, straight to the driver; failures as
+ * storeFailure's. InnoDB reserves the ids of an INSERT whose row count it
+ * knows in one step, in every innodb_autoinc_lock_mode, so its rows get
+ * consecutive ids, auto_increment_increment apart, from the first (the
+ * insertId); that setting is read once (per-session changes are not
+ * followed). With statements `around` it, one transaction holds them all,
+ * in one round trip.
+ */
+function insertRowsOn(pool: Pool, timeoutMs: number): Database['insertRows'] {
+  let idStep: Promise<number> | undefined;
+  const autoIncrementStep = () =>
+    (idStep ??= queryWithin<{ step: number }[]>(pool, timeoutMs, AUTO_INCREMENT_STEP, []).then(
+      ([row]) => Number(row?.step ?? 1),
+      (err) => {
+        idStep = undefined;
+        throw storeFailure(err);
+      },
+    ));
+  const inserted = async (sql: string, values: unknown[], { before, after }: Around) =>
+    before.length + after.length > 0
+      ? ((await transactionWithin(pool, timeoutMs, [...before, { sql, values }, ...after]))[
+          before.length
+        ] as ResultSetHeader)
+      : queryWithin<ResultSetHeader>(pool, timeoutMs, sql, values, {
+          prepared: true,
+          commitsAt: 0,
+        });
+
+  return async (sql, rows, around = NOTHING_AROUND) => {
+    const step = rows.length > 1 ? await autoIncrementStep() : 1;
+    let result: ResultSetHeader;
+    try {
+      result = await inserted(sql, rows.flat(), around);
+    } catch (err) {
+      throw storeFailure(err);
+    }
+    return Array.from({ length: rows.length }, (_row, i) => result.insertId + i * step);
   };
 }

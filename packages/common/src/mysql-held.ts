@@ -1,13 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { Pool } from 'mysql2/promise';
-import {
-  connectionOf,
-  destroyConnection,
-  type PoolConnection,
-  type Statement,
-  statementOn,
-} from './mysql-driver.js';
+import { connectionOf, destroyConnection, type PoolConnection } from './mysql-driver.js';
 import { queryTimedOut, storeFailure } from './mysql-failures.js';
+import { type Statement, statementOn } from './mysql-statement.js';
 
 /** One query of a transaction (see readCommitted); its rows, or its result header. */
 export type Run = <R>(sql: string, values?: unknown[]) => Promise<R>;

@@ -1,16 +1,5 @@
-import type { Pool, ResultSetHeader } from 'mysql2/promise';
 import { LockConflictError, OutcomeUnknownError, StoreUnavailableError } from './errors.js';
-import type { Database } from './mysql-database.js';
-import { queryWithin, type Statement, transactionWithin } from './mysql-driver.js';
-import { storeFailure } from './mysql-failures.js';
-
-/** What commits with the rows of one INSERT, in its transaction: statements before it and after it. */
-export interface Around {
-  before: Statement[];
-  after: Statement[];
-}
-
-export const NOTHING_AROUND: Around = { before: [], after: [] };
+import type { Around, Database } from './mysql-database.js';
 
 /** A row to write: its values, in the columns' order, and the key that comes with it. */
 export interface SharedRow<Key> {
@@ -158,48 +147,5 @@ export function sharedInserts<Key>(
       }),
     /** Rows waiting for a turn (a metric: they wait for a connection, as the pool's queue does). */
     waiting: (): number => waiting.length,
-  };
-}
-
-const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
-
-/**
- * Database.insertRows on `pool`, straight to the driver; failures as
- * storeFailure's. InnoDB reserves the ids of an INSERT whose row count it
- * knows in one step, in every innodb_autoinc_lock_mode, so its rows get
- * consecutive ids, auto_increment_increment apart, from the first (the
- * insertId); that setting is read once (per-session changes are not
- * followed). With statements `around` it, one transaction holds them all,
- * in one round trip.
- */
-export function insertRowsOn(pool: Pool, timeoutMs: number): Database['insertRows'] {
-  let idStep: Promise<number> | undefined;
-  const autoIncrementStep = () =>
-    (idStep ??= queryWithin<{ step: number }[]>(pool, timeoutMs, AUTO_INCREMENT_STEP, []).then(
-      ([row]) => Number(row?.step ?? 1),
-      (err) => {
-        idStep = undefined;
-        throw storeFailure(err);
-      },
-    ));
-  const inserted = async (sql: string, values: unknown[], { before, after }: Around) =>
-    before.length + after.length > 0
-      ? ((await transactionWithin(pool, timeoutMs, [...before, { sql, values }, ...after]))[
-          before.length
-        ] as ResultSetHeader)
-      : queryWithin<ResultSetHeader>(pool, timeoutMs, sql, values, {
-          prepared: true,
-          commitsAt: 0,
-        });
-
-  return async (sql, rows, around = NOTHING_AROUND) => {
-    const step = rows.length > 1 ? await autoIncrementStep() : 1;
-    let result: ResultSetHeader;
-    try {
-      result = await inserted(sql, rows.flat(), around);
-    } catch (err) {
-      throw storeFailure(err);
-    }
-    return Array.from({ length: rows.length }, (_row, i) => result.insertId + i * step);
   };
 }

@@ -4,9 +4,9 @@ import type { ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnreachableError } from '../src/errors.js';
 import { migrate, splitStatements } from '../src/migrate.js';
-import { queryWithin, transactionWithin } from '../src/mysql-driver.js';
 import { isMysqlUnavailable } from '../src/mysql-failures.js';
 import { createMysqlPool } from '../src/mysql-settings.js';
+import { queryWithin, transactionWithin } from '../src/mysql-statement.js';
 
 const migrations = fileURLToPath(new URL('./fixtures/migrations', import.meta.url));
 

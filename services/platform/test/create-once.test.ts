@@ -1,7 +1,8 @@
 import { KeyInFlightError, LockConflictError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
 import type { PlatformDatabase } from '../src/db/database.js';
-import { keptKeys, type RequestKey } from '../src/db/kept-keys.js';
+import { keptKeys } from '../src/db/kept-keys.js';
+import type { RequestKey } from '../src/db/key-rows.js';
 import { requestHash } from '../src/input/parse.js';
 
 // The order of events a real race produces only now and then, laid out in turn:

@@ -1,5 +1,6 @@
 import { type Around, NOTHING_AROUND, type SharedRow, type Statement } from '@svc/common';
-import type { KeptKeys, RequestKey } from './kept-keys.js';
+import type { KeptKeys } from './kept-keys.js';
+import type { RequestKey } from './key-rows.js';
 
 /** The table of the row each new row names (its foreign key), and where its id is in the row's values. */
 interface Parent {
@@ -42,9 +43,10 @@ export function newRowsAround(
       const kept = key ? keys.keepFirst(key) : NOTHING_AROUND;
       return { before: kept.before, after: [...kept.after, ...events(1)] };
     }
+    const kept = rows.some((row) => row.key) ? keys.keep(rows.map((row) => row.key)) : [];
     return {
       before: parent ? [parentsLocked(parent, rows)] : [],
-      after: [...keys.keep(rows.map((row) => row.key)), ...events(rows.length)],
+      after: [...kept, ...events(rows.length)],
     };
   };
 }

@@ -7,7 +7,7 @@ import { hash } from 'node:crypto';
 import { AppError } from '@svc/common';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { KeyedResource, RequestKey } from '../db/kept-keys.js';
+import type { KeyedResource, RequestKey } from '../db/key-rows.js';
 import { NOT_JSON_TYPE, notPositive } from '../http/messages.js';
 import { IDEMPOTENCY_KEY, KEY_MALFORMED } from '../idempotency/idempotency.messages.js';
 

@@ -1,6 +1,7 @@
 import { NotFoundError } from '@svc/common';
 import { naming, type PlatformDatabase } from '../db/database.js';
-import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
+import type { Created, KeptKeys } from '../db/kept-keys.js';
+import type { RequestKey } from '../db/key-rows.js';
 import { newRowsAround } from '../db/new-rows.js';
 import { type ListReads, limitClause, type Page } from '../db/page.js';
 import {

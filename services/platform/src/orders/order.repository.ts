@@ -1,7 +1,8 @@
 import { NotFoundError, type Statement, sharedInserts } from '@svc/common';
 import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
 import { naming, type PlatformDatabase } from '../db/database.js';
-import type { Created, KeptKeys, RequestKey } from '../db/kept-keys.js';
+import type { Created, KeptKeys } from '../db/kept-keys.js';
+import type { RequestKey } from '../db/key-rows.js';
 import { newRowsAround } from '../db/new-rows.js';
 import { limitClause, type Page } from '../db/page.js';
 import { newRowEvents, statusChange } from '../events/outbox.js';
