@@ -41,7 +41,7 @@ export const configSchema = z.object({
   IDEMPOTENCY_TTL_SECONDS: intVar(86_400, 1, 30 * 86_400),
   /** How long events are kept for the feed, the stream and webhook retries, in days. */
   EVENT_RETENTION_DAYS: intVar(30, 1, 3650),
-  /** True: webhook URLs may name loopback, private and link-local addresses (tests, a private network). */
+  /** True: webhook URLs may name loopback, private, link-local and other special-purpose addresses (tests, a private network). */
   WEBHOOK_ALLOW_PRIVATE: boolVar(false),
   /** Unset or empty: the administrator routes are open, as the spec has them. */
   PLATFORM_ADMIN_TOKEN: z
