@@ -208,6 +208,19 @@ describe('GET /api/events', () => {
     expect(res.headers['x-next-cursor']).toBeUndefined();
   });
 
+  it('answers HTTP 400 for an after newer than any event: a cursor of another database, or from before a restore', async () => {
+    const newest = Number(await mark());
+    for (const after of [newest + 1, newest + 1000]) {
+      const res = await request(t.app).get(`/api/events?after=${after}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        code: 400,
+        message: `event id ${after} is newer than any event (the newest is ${newest}): a cursor from another database, or from before a restore`,
+      });
+      expect(res.headers['x-next-cursor']).toBeUndefined();
+    }
+  });
+
   it.each([
     ['after=abc', 'after must be an event id (digits)'],
     ['after=-1', 'after must be an event id (digits)'],
@@ -369,6 +382,34 @@ describe('GET /api/events/stream', () => {
     await expect.poll(cut, { timeout: 30_000, interval: 500 }).toBe(true);
     socket.destroy();
   }, 40_000);
+
+  it('ends with one event: error message for a Last-Event-ID or after newer than any event', async () => {
+    const newest = Number(await mark());
+    const after = newest + 7;
+    const ways = [
+      () => openStream(`${base}/api/events/stream`, { 'Last-Event-ID': String(after) }),
+      () => openStream(`${base}/api/events/stream?after=${after}`),
+    ];
+    for (const open of ways) {
+      const stream = await open();
+      try {
+        expect(stream.status).toBe(200);
+        expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+        expect(await stream.next(1)).toEqual([
+          {
+            event: 'error',
+            data: JSON.stringify({
+              code: 400,
+              message: `event id ${after} is newer than any event (the newest is ${newest}): a cursor from another database, or from before a restore`,
+            }),
+          },
+        ]);
+        await stream.ended;
+      } finally {
+        stream.close();
+      }
+    }
+  });
 
   it('answers HTTP 400 for a bad Last-Event-ID or type, before any stream', async () => {
     const res = await request(t.app).get('/api/events/stream').set('Last-Event-ID', 'x');
