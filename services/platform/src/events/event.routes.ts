@@ -60,7 +60,12 @@ export const eventRoutes: StatusRoute<ReturnType<typeof eventHandlers>>[] = [
         .meta({ description: 'the id of the last event received: the stream resumes after it' }),
     }),
     success: {
-      description: 'text/event-stream: the events, one SSE message each, and comments',
+      description: 'the events, one SSE message each, and comments',
+      mediaType: 'text/event-stream',
+      schema: z.string().meta({
+        description:
+          'Server-Sent Events: per event `id: <id>`, `event: <type>` and `data: <the event JSON>`, then an empty line; `: keep-alive` comments between',
+      }),
       example: `id: 42\nevent: order.created\ndata: ${JSON.stringify(exampleEvent)}\n\n`,
     },
     failureTexts: { 400: BAD_AFTER, 410: eventsGone(5, 1200) },
