@@ -4,7 +4,7 @@ import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { platformDatabase } from '../src/db/database.js';
-import { eventRepository } from '../src/events/event.repository.js';
+import { eventRetention } from '../src/events/event-retention.js';
 import { openStream } from './support/event-stream-client.js';
 import {
   addMerchant,
@@ -266,11 +266,11 @@ describe('retention', () => {
       [since, since + 2],
     );
     await execute(t.pool, 'DELETE FROM events WHERE id <= ?', [since]);
-    expect(await eventRepository(platformDatabase(t.pool)).sweep(30)).toBe(2);
+    expect(await eventRetention(platformDatabase(t.pool)).sweep(30)).toBe(2);
     expect((await request(t.app).get(`/api/events?after=${since}`)).status).toBe(410);
     const kept = await request(t.app).get(`/api/events?after=${since + 2}`);
     expect(kept.body.data.map((event: FeedEvent) => Number(event.id))).toEqual([since + 3]);
-    expect(await eventRepository(platformDatabase(t.pool)).sweep(30)).toBe(0);
+    expect(await eventRetention(platformDatabase(t.pool)).sweep(30)).toBe(0);
   });
 });
 
