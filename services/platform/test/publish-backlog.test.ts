@@ -47,6 +47,13 @@ describe('a backlog of events to number, behind many numbered ones', () => {
     expect(reads).toBeLessThan(100);
   });
 
+  it('the bounds the feed checks an after against are found without reading the numbered ones', async () => {
+    const reads = await readsOf(t.settings, async (db) => {
+      expect(await eventRepository(db).bounds()).toEqual({ oldest: 1, last: PUBLISHED });
+    });
+    expect(reads).toBeLessThan(100);
+  });
+
   it('a publish step numbers the oldest thousand without reading the numbered ones or the rest of the backlog', async () => {
     const reads = await readsOf(t.settings, async (db) => {
       const step = await publishCommitted(db);

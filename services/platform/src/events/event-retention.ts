@@ -1,4 +1,5 @@
 import type { PlatformDatabase } from '../db/database.js';
+import { eventRepository } from './event.repository.js';
 
 /** A statement of a readCommitted transaction. */
 type Run = Parameters<Parameters<PlatformDatabase['readCommitted']>[0]>[0];
@@ -82,19 +83,16 @@ export function eventRetention(db: PlatformDatabase) {
     });
 
   /** The deliveries of events no longer kept, all delivered by then, read along an index on event_id. */
-  const forgetDelivered = () =>
-    batches(async (run) => {
-      // MIN skips the NULL ids by itself; with `WHERE id IS NOT NULL` MariaDB reads the whole index.
-      const [kept] = await run<{ oldest: number | null; last: number }[]>(
-        `SELECT (SELECT MIN(id) FROM events) AS oldest,
-           last_id AS last FROM event_counter WHERE name = 'events'`,
-      );
+  async function forgetDelivered(): Promise<void> {
+    const { oldest, last } = await eventRepository(db).bounds();
+    await batches(async (run) => {
       const result = await run<Deleted>(
         `DELETE FROM webhook_deliveries WHERE status = 'delivered' AND event_id < ? LIMIT ${BATCH}`,
-        [kept?.oldest ?? Number(kept?.last) + 1],
+        [oldest ?? last + 1],
       );
       return result.affectedRows;
     });
+  }
 
   return {
     /** One sweep: the failed deliveries past `days`, then the events, then their deliveries; the events deleted. */
