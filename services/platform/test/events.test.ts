@@ -145,7 +145,7 @@ describe('every change writes its event', () => {
     ]);
   });
 
-  it('gives every order of shared INSERTs exactly one order.created, ids consecutive in commit order', async () => {
+  it('gives every order of shared INSERTs exactly one order.created, ids consecutive', async () => {
     const service = await addService(t.app, await addMerchant(t.app));
     since = await mark();
     const ids = await Promise.all(

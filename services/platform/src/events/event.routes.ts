@@ -23,7 +23,7 @@ export const eventRoutes: StatusRoute<ReturnType<typeof eventHandlers>>[] = [
     handler: (h) => h.feed,
     summary: 'Events after an id, oldest first (the feed)',
     description:
-      'Every change the platform makes is an event, written in the same transaction as the change. Ids are decimal strings, increasing in commit order across every instance. Send the last id you have as `after` to read on; without it the feed starts at the oldest kept event (EVENT_RETENTION_DAYS). An `after` newer than any event is HTTP 400: a cursor from another database, or from before a restore.',
+      'Every change the platform makes is an event, written in the same transaction as the change. Ids are decimal strings, increasing in the order events are published, without gaps: a reader that resumes after an id misses no event, and the events of one order, merchant or service come in the order of its changes (across rows they are not in commit order). Send the last id you have as `after` to read on; without it the feed starts at the oldest kept event (EVENT_RETENTION_DAYS). An `after` newer than any event is HTTP 400: a cursor from another database, or from before a restore.',
     tags,
     query: feedQuery,
     success: {

@@ -31,7 +31,10 @@ export interface EventSource {
  * An event's id is given by the transaction that writes it, from
  * event_counter's 'events' row, locked until that transaction commits: the
  * next transaction to take the row reads the ids the last one gave, so ids
- * increase in commit order. A transaction that finds the row held by another
+ * increase in the order events are published (become readable), with no
+ * gaps. Not in commit order across rows: a transaction that finds the row
+ * held commits with events that the next publish step numbers, after ids
+ * that later commits took. A transaction that finds the row held by another
  * does not wait for it (SKIP LOCKED): its events are written with no id
  * (@event_id NULL), and the publisher numbers them once they have committed
  * (publish.ts). Nor does it take the row while a committed event waits for
