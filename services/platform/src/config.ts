@@ -1,5 +1,6 @@
 import { boolVar, httpEnv, intVar, loadConfig, mysqlEnv } from '@svc/common';
 import { z } from 'zod';
+import { RETRY_SCHEDULE, RETRY_SCHEDULE_DAYS } from './webhooks/retry-schedule.js';
 
 /**
  * A Bearer token as RFC 6750 writes it (b64token): what `openssl rand -hex 32`
@@ -39,9 +40,15 @@ export const configSchema = z.object({
   INSERT_CONCURRENCY: intVar(1, 1, 1000),
   /** How long a create's Idempotency-Key is kept, from its first request: a day, at most 30. */
   IDEMPOTENCY_TTL_SECONDS: intVar(86_400, 1, 30 * 86_400),
-  /** How long events are kept for the feed, the stream and webhook retries, in days. */
-  EVENT_RETENTION_DAYS: intVar(30, 1, 3650),
-  /** True: webhook URLs may name loopback, private and link-local addresses (tests, a private network). */
+  /**
+   * How long events are kept for the feed and the stream, and failed webhook
+   * deliveries for a retry, in days; never shorter than the retries themselves.
+   */
+  EVENT_RETENTION_DAYS: intVar(30, 1, 3650).refine((days) => days >= RETRY_SCHEDULE_DAYS, {
+    error: `expected at least ${RETRY_SCHEDULE_DAYS} days: a webhook delivery is ${RETRY_SCHEDULE}, and retention may not be shorter`,
+    when: (parsed) => parsed.issues.length === 0,
+  }),
+  /** True: webhook URLs may name loopback, private, link-local and other special-purpose addresses (tests, a private network). */
   WEBHOOK_ALLOW_PRIVATE: boolVar(false),
   /** Unset or empty: the administrator routes are open, as the spec has them. */
   PLATFORM_ADMIN_TOKEN: z

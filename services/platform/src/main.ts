@@ -16,6 +16,7 @@ import { loadPlatformConfig } from './config.js';
 import { platformDatabase } from './db/database.js';
 import { keptKeys } from './db/kept-keys.js';
 import { eventOutbox } from './events/event-outbox.js';
+import { eventRetention } from './events/event-retention.js';
 import { sweepOldEvents } from './events/event-sweeper.js';
 import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
 import { migrationsDir } from './migrations-dir.js';
@@ -84,7 +85,7 @@ await runService('platform', async () => {
   const keys = keptKeys(db, config.IDEMPOTENCY_TTL_SECONDS);
   const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);
   const stopPublishing = outbox.publisher.start();
-  const stopRetention = sweepOldEvents(outbox.events, config.EVENT_RETENTION_DAYS, logger);
+  const stopRetention = sweepOldEvents(eventRetention(db), config.EVENT_RETENTION_DAYS, logger);
   deliverer.start();
   const shutdown = shutdownGracefully(server, {
     graceMs: config.SHUTDOWN_GRACE_MS,

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { buildOpenApi, type OpenApiDocument, type OperationDoc } from '@svc/common';
 import { z } from 'zod';
 import { healthDocs } from './api-docs/health.docs.js';
+import { withMediaTypes } from './api-docs/media-types.js';
 import { notFoundBody } from './api-docs/reply-schemas.js';
 import { ADMIN_TOKEN_SCHEME, operationDocs } from './api-docs/route-doc.js';
 import { statusOperation } from './api-docs/status-route.js';
@@ -62,23 +63,26 @@ export const platformOperations: OperationDoc[] = [
   ...referenceDocs,
 ];
 
-export const platformDocument: OpenApiDocument = buildOpenApi({
-  info: { title: 'Platform service', version, description: DESCRIPTION },
-  operations: platformOperations,
-  securitySchemes: {
-    [ADMIN_TOKEN_SCHEME]: {
-      type: 'http',
-      scheme: 'bearer',
-      description:
-        'The value of PLATFORM_ADMIN_TOKEN. Required by the administrator routes only while the service runs with that variable set; otherwise every route is open.',
+export const platformDocument: OpenApiDocument = withMediaTypes(
+  buildOpenApi({
+    info: { title: 'Platform service', version, description: DESCRIPTION },
+    operations: platformOperations,
+    securitySchemes: {
+      [ADMIN_TOKEN_SCHEME]: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'The value of PLATFORM_ADMIN_TOKEN. Required by the administrator routes only while the service runs with that variable set; otherwise every route is open.',
+      },
     },
-  },
-  notFound: {
-    description: 'Any path no route serves',
-    schema: notFoundBody,
-    example: { code: 404, message: NOT_FOUND },
-  },
-});
+    notFound: {
+      description: 'Any path no route serves',
+      schema: notFoundBody,
+      example: { code: 404, message: NOT_FOUND },
+    },
+  }),
+  platformOperations,
+);
 
 /** The committed copy of the document, beside src/ and dist/ alike. */
 export const documentFile = fileURLToPath(new URL('../openapi.json', import.meta.url));

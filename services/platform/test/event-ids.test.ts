@@ -8,6 +8,7 @@ import {
   addOrder,
   addService,
   createTestApp,
+  rowOf,
   type TestApp,
 } from './support/test-app.js';
 
@@ -112,6 +113,57 @@ describe('event ids', () => {
       [last + 1, 'order.created'],
       [last + 2, 'order.completed'],
     ]);
+  });
+
+  it("a completion racing its order's create answers, changes and writes its event alike", async () => {
+    const service = await addService(t.app, await addMerchant(t.app));
+    const [rows] = await t.pool.query<RowDataPacket[]>(
+      'SELECT COALESCE(MAX(id), 0) + 100 AS next FROM orders',
+    );
+    const next = Number(rows[0]!.next);
+    // The completion is paused after its first statement, where it gives back the ids
+    // it took: the counter is held, so it takes none, and so is the row of event_counter
+    // a change without ids moves, a row that exists only while this test holds it.
+    await t.pool.query("INSERT INTO event_counter (name, last_id) VALUES ('', 0)");
+    const counter = await t.pool.getConnection();
+    const pause = await t.pool.getConnection();
+    let completing: Promise<request.Response> | undefined;
+    try {
+      await counter.query('START TRANSACTION');
+      await counter.query("SELECT last_id FROM event_counter WHERE name = 'events' FOR UPDATE");
+      await pause.query('START TRANSACTION');
+      await pause.query("SELECT last_id FROM event_counter WHERE name = '' FOR UPDATE");
+      completing = request(t.app)
+        .put(`/api/order/complete/${next}`)
+        .then((res) => res);
+      // INNODB_TRX is refreshed only when it was not read for 0.1 s.
+      await expect
+        .poll(
+          async () => {
+            const [waiting] = await t.pool.query<RowDataPacket[]>(
+              "SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
+            );
+            return Number(waiting[0]!.n);
+          },
+          { interval: 200 },
+        )
+        .toBe(1);
+      // Its order is created meanwhile, as a create that committed while it ran.
+      await t.pool.query(
+        "INSERT INTO orders (id, service_id, user_name, user_phone) VALUES (?, ?, 'race', '1')",
+        [next, service],
+      );
+    } finally {
+      await pause.query("DELETE FROM event_counter WHERE name = ''");
+      await pause.query('COMMIT');
+      await counter.query('COMMIT');
+      pause.release();
+      counter.release();
+    }
+    const answer = await completing;
+    expect(answer?.body).toEqual({ code: 404, msg: '订单不存在' });
+    expect(await rowOf(t.pool, 'orders', next)).toMatchObject({ status: 0 });
+    expect(await eventsOfOrder(next)).toEqual([]);
   });
 
   it('leave a webhook delivery that a server before migration 009 wrote as it is when they are published', async () => {

@@ -4,7 +4,7 @@ import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { platformDatabase } from '../src/db/database.js';
-import { eventRepository } from '../src/events/event.repository.js';
+import { eventRetention } from '../src/events/event-retention.js';
 import { openStream } from './support/event-stream-client.js';
 import {
   addMerchant,
@@ -145,7 +145,7 @@ describe('every change writes its event', () => {
     ]);
   });
 
-  it('gives every order of shared INSERTs exactly one order.created, ids consecutive in commit order', async () => {
+  it('gives every order of shared INSERTs exactly one order.created, ids consecutive', async () => {
     const service = await addService(t.app, await addMerchant(t.app));
     since = await mark();
     const ids = await Promise.all(
@@ -208,6 +208,19 @@ describe('GET /api/events', () => {
     expect(res.headers['x-next-cursor']).toBeUndefined();
   });
 
+  it('answers HTTP 400 for an after newer than any event: a cursor of another database, or from before a restore', async () => {
+    const newest = Number(await mark());
+    for (const after of [newest + 1, newest + 1000]) {
+      const res = await request(t.app).get(`/api/events?after=${after}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        code: 400,
+        message: `event id ${after} is newer than any event (the newest is ${newest}): a cursor from another database, or from before a restore`,
+      });
+      expect(res.headers['x-next-cursor']).toBeUndefined();
+    }
+  });
+
   it.each([
     ['after=abc', 'after must be an event id (digits)'],
     ['after=-1', 'after must be an event id (digits)'],
@@ -253,11 +266,11 @@ describe('retention', () => {
       [since, since + 2],
     );
     await execute(t.pool, 'DELETE FROM events WHERE id <= ?', [since]);
-    expect(await eventRepository(platformDatabase(t.pool)).sweep(30)).toBe(2);
+    expect(await eventRetention(platformDatabase(t.pool)).sweep(30)).toBe(2);
     expect((await request(t.app).get(`/api/events?after=${since}`)).status).toBe(410);
     const kept = await request(t.app).get(`/api/events?after=${since + 2}`);
     expect(kept.body.data.map((event: FeedEvent) => Number(event.id))).toEqual([since + 3]);
-    expect(await eventRepository(platformDatabase(t.pool)).sweep(30)).toBe(0);
+    expect(await eventRetention(platformDatabase(t.pool)).sweep(30)).toBe(0);
   });
 });
 
@@ -369,6 +382,34 @@ describe('GET /api/events/stream', () => {
     await expect.poll(cut, { timeout: 30_000, interval: 500 }).toBe(true);
     socket.destroy();
   }, 40_000);
+
+  it('ends with one event: error message for a Last-Event-ID or after newer than any event', async () => {
+    const newest = Number(await mark());
+    const after = newest + 7;
+    const ways = [
+      () => openStream(`${base}/api/events/stream`, { 'Last-Event-ID': String(after) }),
+      () => openStream(`${base}/api/events/stream?after=${after}`),
+    ];
+    for (const open of ways) {
+      const stream = await open();
+      try {
+        expect(stream.status).toBe(200);
+        expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+        expect(await stream.next(1)).toEqual([
+          {
+            event: 'error',
+            data: JSON.stringify({
+              code: 400,
+              message: `event id ${after} is newer than any event (the newest is ${newest}): a cursor from another database, or from before a restore`,
+            }),
+          },
+        ]);
+        await stream.ended;
+      } finally {
+        stream.close();
+      }
+    }
+  });
 
   it('answers HTTP 400 for a bad Last-Event-ID or type, before any stream', async () => {
     const res = await request(t.app).get('/api/events/stream').set('Last-Event-ID', 'x');

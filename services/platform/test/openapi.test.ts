@@ -36,6 +36,9 @@ const UI_ASSETS = [
 
 type Answer = Omit<RecordedResponse, 'path' | 'headers'>;
 
+/** An operation as the built document writes it: its answers' bodies by media type. */
+type BuiltOperation = { responses: Record<string, { content?: Record<string, unknown> }> };
+
 /** An answer as the recorder keeps it: the request's path is the route's, with the headers every answer carries. */
 const onWire = (answer: Answer): RecordedResponse => ({
   ...answer,
@@ -62,6 +65,26 @@ describe('GET /openapi.json and GET /docs', () => {
     expect(page.text).toContain('<div id="swagger-ui"></div>');
     expect((await request(t.app).get('/docs/swagger-ui-bundle.js')).status).toBe(200);
     expect((await request(t.app).get('/docs/init.js')).text).toContain("url: '/openapi.json'");
+  });
+
+  it("gives the stream's 200 answer as text/event-stream, and every other body as JSON", () => {
+    const paths = plain(platformDocument).paths as Record<string, Record<string, BuiltOperation>>;
+    const bodies = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.entries(methods).flatMap(([method, { responses }]) =>
+        Object.entries(responses).flatMap(([status, { content }]) =>
+          Object.keys(content ?? {}).map((type) => `${method} ${path} ${status} ${type}`),
+        ),
+      ),
+    );
+    expect(bodies.filter((body) => !body.endsWith(' application/json'))).toEqual([
+      'get /api/events/stream 200 text/event-stream',
+    ]);
+    expect(paths['/api/events/stream']?.get?.responses['200']?.content).toEqual({
+      'text/event-stream': {
+        schema: { type: 'string', description: expect.stringContaining('Server-Sent Events') },
+        example: expect.stringMatching(/^id: 42\nevent: order\.created\ndata: \{"id":"42",/),
+      },
+    });
   });
 
   it('is committed as openapi.json exactly as generated (pnpm openapi)', async () => {

@@ -1,8 +1,9 @@
-import { createMysqlPool, type Pool, type RowDataPacket } from '@svc/common';
+import type { Pool, RowDataPacket } from '@svc/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platformDatabase } from '../src/db/database.js';
 import { eventRepository } from '../src/events/event.repository.js';
 import { publishCommitted } from '../src/events/publish.js';
+import { NUMBERS } from './support/numbers.js';
+import { readsOf } from './support/session-reads.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -21,18 +22,14 @@ let pool: Pool;
 beforeAll(async () => {
   t = await createTestApp();
   pool = t.pool;
-  const digits =
-    'SELECT 0 AS d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9';
-  const numbers = `SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d + 1 AS n
-    FROM (${digits}) a, (${digits}) b, (${digits}) c, (${digits}) e, (${digits}) f`;
   await pool.query(
     `INSERT INTO events (id, type, row_id, row_status)
-     SELECT n, 'order.created', n, 0 FROM (${numbers}) numbers WHERE n <= ? ORDER BY n`,
+     SELECT n, 'order.created', n, 0 FROM (${NUMBERS}) numbers WHERE n <= ? ORDER BY n`,
     [PUBLISHED],
   );
   await pool.query(
     `INSERT INTO events (type, row_id, row_status)
-     SELECT 'order.created', n, 0 FROM (${numbers}) numbers WHERE n <= ? ORDER BY n`,
+     SELECT 'order.created', n, 0 FROM (${NUMBERS}) numbers WHERE n <= ? ORDER BY n`,
     [BACKLOG],
   );
   await pool.query("UPDATE event_counter SET last_id = ? WHERE name IN ('events', 'published')", [
@@ -44,32 +41,21 @@ afterAll(async () => {
   await t.close();
 });
 
-/** Rows and index entries read by `work` on a pool of one connection, from its session counters. */
-async function readsOf(work: (db: ReturnType<typeof platformDatabase>) => Promise<unknown>) {
-  const one = await createMysqlPool({ ...t.settings, poolSize: 1, multipleStatements: true });
-  const reads = async () => {
-    const [rows] = await one.query<RowDataPacket[]>(
-      "SHOW SESSION STATUS WHERE Variable_name LIKE 'Handler_read%'",
-    );
-    return rows.reduce((sum: number, row) => sum + Number(row.Value), 0);
-  };
-  try {
-    const before = await reads();
-    await work(platformDatabase(one));
-    return (await reads()) - before;
-  } finally {
-    await one.end();
-  }
-}
-
 describe('a backlog of events to number, behind many numbered ones', () => {
   it('the oldest undelivered event is found without reading the numbered ones or the backlog', async () => {
-    const reads = await readsOf((db) => eventRepository(db).oldestUndeliveredAge());
+    const reads = await readsOf(t.settings, (db) => eventRepository(db).oldestUndeliveredAge());
+    expect(reads).toBeLessThan(100);
+  });
+
+  it('the bounds the feed checks an after against are found without reading the numbered ones', async () => {
+    const reads = await readsOf(t.settings, async (db) => {
+      expect(await eventRepository(db).bounds()).toEqual({ oldest: 1, last: PUBLISHED });
+    });
     expect(reads).toBeLessThan(100);
   });
 
   it('a publish step numbers the oldest thousand without reading the numbered ones or the rest of the backlog', async () => {
-    const reads = await readsOf(async (db) => {
+    const reads = await readsOf(t.settings, async (db) => {
       const step = await publishCommitted(db);
       expect(step).toMatchObject({ numbered: 1000, full: true });
       expect(step.published).toEqual(new Map([['order.created', 1000]]));

@@ -1,9 +1,11 @@
+import type { ResultSetHeader } from '@svc/common';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { platformDatabase } from '../src/db/database.js';
 import { eventRepository } from '../src/events/event.repository.js';
 import { webhookDeliverer } from '../src/webhooks/deliverer.js';
+import { newSecret } from '../src/webhooks/signature.js';
 import { webhookRepository } from '../src/webhooks/webhook.repository.js';
 import {
   addMerchant,
@@ -126,6 +128,33 @@ describe('POST, GET and DELETE /api/webhooks', () => {
         /^url must not reach a loopback, private or link-local address/,
       );
     });
+
+    it.each([
+      ['http://[::ffff:0:127.0.0.1]/hook', '::ffff:0:7f00:1'],
+      ['http://[::7f00:1]/hook', '::7f00:1'],
+      ['http://[::192.168.1.1]/hook', '::c0a8:101'],
+      ['http://[64:ff9b::10.0.0.1]/hook', '64:ff9b::a00:1'],
+      ['http://[2002:c0a8:101::1]/hook', '2002:c0a8:101::1'],
+      ['http://[fec0::1]/hook', 'fec0::1'],
+      ['http://[fd00::1]/hook', 'fd00::1'],
+      ['http://[ff02::1]/hook', 'ff02::1'],
+      ['http://[2001:db8::1]/hook', '2001:db8::1'],
+      ['http://100.64.0.1/hook', '100.64.0.1'],
+      ['http://198.18.0.1/hook', '198.18.0.1'],
+      ['http://192.0.2.1/hook', '192.0.2.1'],
+    ])(
+      'refuses %s, an IPv6 form of a private address or a special-purpose one, naming %s',
+      async (url, address) => {
+        const before = (await request(strict.app).get('/api/webhooks')).body.data;
+        const res = await request(strict.app).post('/api/webhooks').send({ url });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          code: 400,
+          message: `url must not reach a loopback, private or link-local address (${address}); WEBHOOK_ALLOW_PRIVATE=true allows it`,
+        });
+        expect((await request(strict.app).get('/api/webhooks')).body.data).toEqual(before);
+      },
+    );
 
     it('takes a public address', async () => {
       const res = await request(strict.app)
@@ -276,6 +305,62 @@ describe('deliveries', () => {
     const res = await request(t.app).get(`/api/webhooks/${id}/deliveries?status=lost`);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 400, message: 'status must be pending, delivered or failed' });
+  });
+});
+
+describe('deliveries without WEBHOOK_ALLOW_PRIVATE', () => {
+  let strict: TestApp;
+  beforeAll(async () => {
+    strict = await createTestApp({ publishing: true });
+  });
+  afterAll(async () => {
+    await strict.close();
+  });
+
+  /**
+   * A webhook on a receiver of 127.0.0.1 reached by `host`, written as a row:
+   * made before a check refused it, or by a server that did not check.
+   */
+  async function storedWebhook(host: string) {
+    const live = await receiver();
+    const url = live.url.replace('127.0.0.1', host);
+    const [hook] = await strict.pool.query<ResultSetHeader>(
+      'INSERT INTO webhooks (url, secret) VALUES (?, ?)',
+      [url, newSecret()],
+    );
+    stops.push(async () => {
+      await strict.pool.query('DELETE FROM webhooks WHERE id = ?', [hook.insertId]);
+    });
+    return { id: hook.insertId, live };
+  }
+
+  it.each([
+    ['[::ffff:0:127.0.0.1]', '::ffff:0:7f00:1 is a private address'],
+    ['[::ffff:127.0.0.1]', '::ffff:7f00:1 is a private address'],
+    ['[::7f00:1]', '::7f00:1 is a private address'],
+    ['[64:ff9b::127.0.0.1]', '64:ff9b::7f00:1 is a private address'],
+    ['[2002:7f00:1::1]', '2002:7f00:1::1 is a private address'],
+    ['[fec0::1]', 'fec0::1 is a private address'],
+    ['localhost', 'localhost resolves to 127.0.0.1, a private address'],
+  ])('refuses %s at the attempt, a name after its DNS answer: %s', async (host, error) => {
+    const { id, live } = await storedWebhook(host);
+    const db = platformDatabase(strict.pool);
+    const deliverer = webhookDeliverer(
+      { webhooks: webhookRepository(db), events: eventRepository(db), logger: testLogs().logger },
+      { allowPrivate: false, retryDelays: [] },
+    );
+    deliverer.start();
+    stops.push(deliverer.stop);
+    await addMerchant(strict.app);
+    const deliveries = async () =>
+      (await request(strict.app).get(`/api/webhooks/${id}/deliveries`)).body.data;
+    await expect
+      .poll(async () => (await deliveries())[0]?.status, { timeout: 5000 })
+      .toBe('failed');
+    expect(await deliveries()).toMatchObject([
+      { status: 'failed', attempts: 1, responseStatus: null, error },
+    ]);
+    expect(live.received).toEqual([]);
   });
 });
 

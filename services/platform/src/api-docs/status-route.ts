@@ -1,6 +1,7 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
 import { ADMIN_TOKEN_REQUIRED, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import type { MediaTypedResponse } from './media-types.js';
 import { wrongMethod } from './reply-schemas.js';
 import { ADMIN_TOKEN_SCHEME } from './route-doc.js';
 
@@ -20,7 +21,7 @@ const ADMIN_NOTE =
 
 /** A route outside the spec: its success at HTTP 200, each failure `{ code, message }` at the HTTP status of its code. */
 export interface StatusRouteDoc extends Omit<OperationDoc, 'responses'> {
-  success: ResponseDoc;
+  success: MediaTypedResponse;
   /** Failure texts shown as examples, by code; 401 and 503 are added to every route. */
   failureTexts: Partial<Record<number, string>>;
 }

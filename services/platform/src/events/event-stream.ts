@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { statusEnvelope } from '../http/envelopes.js';
 import type { EventRepository, FeedEvent } from './event.repository.js';
 import type { EventHub } from './event-hub.js';
 import type { EventType } from './outbox.js';
@@ -35,15 +36,7 @@ export function streamEvents(
   let again = false;
   let closed = false;
 
-  res.status(200).set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
-    // A stream ends only when one side leaves: its connection is not kept for another request.
-    Connection: 'close',
-  });
-  res.flushHeaders();
-  res.write(': events\n\n');
+  open(res);
 
   async function pump(): Promise<void> {
     if (pumping) {
@@ -88,6 +81,29 @@ export function streamEvents(
     leave();
   });
   void pump();
+}
+
+/** The 200 of a stream, its headers sent at once, and a first comment. */
+function open(res: Response): void {
+  res.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    'X-Accel-Buffering': 'no',
+    // A stream ends only when one side leaves: its connection is not kept for another request.
+    Connection: 'close',
+  });
+  res.flushHeaders();
+  res.write(': events\n\n');
+}
+
+/**
+ * A stream that ends at once with one `event: error` message, its data the
+ * routes' failure body `{ code: 400, message }`; with no `id:` line, so a
+ * client's Last-Event-ID stays what it was.
+ */
+export function refuseStream(res: Response, message: string): void {
+  open(res);
+  res.end(`event: error\ndata: ${JSON.stringify(statusEnvelope.body(400, message))}\n\n`);
 }
 
 /** True once what waits is sent; false when the reader took none of it for SLOW_READER_MS or left. */

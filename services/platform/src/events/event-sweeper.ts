@@ -1,21 +1,25 @@
 import type { Logger } from '@svc/common';
-import type { EventRepository } from './event.repository.js';
+import type { EventRetention } from './event-retention.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Deletes the events older than EVENT_RETENTION_DAYS in the background, every
- * minute, in statements of a thousand rows (see EventRepository.sweep). Every
- * instance sweeps; a sweep that finds nothing costs one index probe. Returns
- * the function that stops it.
+ * Deletes the events older than EVENT_RETENTION_DAYS and no longer owed to a
+ * webhook in the background, every minute, in statements of a thousand rows
+ * (see event-retention.ts). Every instance sweeps; a sweep that finds nothing
+ * costs a few index probes. Returns the function that stops it.
  */
-export function sweepOldEvents(events: EventRepository, days: number, logger: Logger): () => void {
+export function sweepOldEvents(
+  retention: EventRetention,
+  days: number,
+  logger: Logger,
+): () => void {
   let sweeping = false;
   const sweep = async () => {
     if (sweeping) return;
     sweeping = true;
     try {
-      const removed = await events.sweep(days);
+      const removed = await retention.sweep(days);
       if (removed > 0) logger.info({ removed, days }, 'events past their retention deleted');
     } catch (err) {
       logger.warn({ err }, 'old events not deleted, trying again later');

@@ -2,11 +2,11 @@ import { AppError } from '@svc/common';
 import type { Request, Response } from 'express';
 import { LISTED } from '../http/messages.js';
 import { parseInput } from '../input/parse.js';
-import { BAD_LAST_EVENT_ID, eventsGone } from './event.messages.js';
+import { BAD_LAST_EVENT_ID, eventsAhead, eventsGone } from './event.messages.js';
 import type { EventRepository } from './event.repository.js';
 import { eventId, feedQuery, streamQuery } from './event.schema.js';
 import type { EventHub } from './event-hub.js';
-import { streamEvents } from './event-stream.js';
+import { refuseStream, streamEvents } from './event-stream.js';
 import type { EventPublisher } from './publisher.js';
 
 interface EventDeps {
@@ -19,11 +19,18 @@ const COMMA = Buffer.from(',');
 const feedHead = Buffer.from(`{"code":200,"message":"${LISTED}","data":[`);
 const FEED_TAIL = Buffer.from(']}');
 
-/** The 410 of an `after` whose next events were removed (retention): the client missed some. */
-async function checkKept({ events }: EventDeps, after: number): Promise<void> {
+/**
+ * Why the events after `after` cannot be read on from, if they cannot: a 410
+ * when the next ones were removed (retention: the client missed some), a 400
+ * when it is newer than any event, which a client reading this database never
+ * received (it would wait for ids already given elsewhere, and miss them).
+ */
+async function cursorRefusal({ events }: EventDeps, after: number): Promise<AppError | undefined> {
   const { oldest, last } = await events.bounds();
+  if (after > last) return new AppError(400, eventsAhead(after, last));
   const first = oldest ?? last + 1;
-  if (after < first - 1) throw new AppError(410, eventsGone(after, first));
+  if (after < first - 1) return new AppError(410, eventsGone(after, first));
+  return undefined;
 }
 
 export function eventHandlers(deps: EventDeps) {
@@ -35,7 +42,9 @@ export function eventHandlers(deps: EventDeps) {
     async feed(req: Request, res: Response) {
       const query = parseInput(feedQuery, req.query);
       await deps.publisher.now();
-      if (query.after !== undefined) await checkKept(deps, query.after);
+      const refusal =
+        query.after === undefined ? undefined : await cursorRefusal(deps, query.after);
+      if (refusal) throw refusal;
       const after = query.after ?? 0;
       const found = await deps.events.after(after, query.limit ?? 100, query.type);
       const last = found.at(-1);
@@ -44,14 +53,23 @@ export function eventHandlers(deps: EventDeps) {
       res.type('json').send(Buffer.concat([feedHead, ...parts, FEED_TAIL]));
     },
 
-    /** Server-Sent Events from `Last-Event-ID` (or `after`), else from now on. */
+    /**
+     * Server-Sent Events from `Last-Event-ID` (or `after`), else from now on.
+     * An id newer than any event is told as an `event: error` message, which
+     * an EventSource, unlike an HTTP 400, hands to its page.
+     */
     async stream(req: Request, res: Response) {
       const query = parseInput(streamQuery, req.query);
       const header = req.headers['last-event-id'];
       const resumed =
         header === undefined ? undefined : parseInput(eventId(BAD_LAST_EVENT_ID), header);
       const after = resumed ?? query.after;
-      if (after !== undefined) await checkKept(deps, after);
+      const refusal = after === undefined ? undefined : await cursorRefusal(deps, after);
+      if (refusal?.status === 400) {
+        req.log.warn({ after }, refusal.message);
+        return refuseStream(res, refusal.message);
+      }
+      if (refusal) throw refusal;
       streamEvents(req, res, deps, { after: after ?? (await deps.hub.head()), types: query.type });
     },
   };

@@ -25,7 +25,6 @@ interface EventRow {
   created_at: string;
   data: Buffer;
 }
-const RETENTION_ROWS = 1000;
 
 /** `{"id":"7","type":…,"createdAt":…,"data":` … `}`: the data is MySQL's JSON text, never decoded. */
 function feedEvent({ id, type, created_at, data }: EventRow): FeedEvent {
@@ -58,8 +57,9 @@ export function eventRepository(db: PlatformDatabase) {
     },
 
     async bounds(): Promise<FeedBounds> {
+      // MIN skips the NULL ids by itself; with `WHERE id IS NOT NULL` MariaDB reads the whole index.
       const [row] = await db.select<{ oldest: number | null; last: number }>(
-        `SELECT (SELECT MIN(id) FROM events WHERE id IS NOT NULL) AS oldest,
+        `SELECT (SELECT MIN(id) FROM events) AS oldest,
                 last_id AS last FROM event_counter WHERE name = 'events'`,
       );
       if (!row) throw new Error('event_counter has no row: run the migrations');
@@ -67,38 +67,6 @@ export function eventRepository(db: PlatformDatabase) {
         oldest: row.oldest === null ? undefined : Number(row.oldest),
         last: Number(row.last),
       };
-    },
-
-    /**
-     * Deletes published events older than `days`, oldest first, at most a
-     * thousand rows per statement, and the webhook deliveries of events no
-     * longer kept; returns how many events. Each DELETE reads at most the
-     * first thousand rows by seq (the oldest), so it never scans, or locks,
-     * the young end of the table where creates insert. (A delivery's retries
-     * end within two days.)
-     */
-    async sweep(days: number): Promise<number> {
-      let removed = 0;
-      for (;;) {
-        const [bound] = await db.select<{ seq: number }>(
-          `SELECT seq FROM events ORDER BY seq LIMIT 1 OFFSET ${RETENTION_ROWS}`,
-        );
-        const rows = await db.update(
-          `DELETE FROM events WHERE seq < ? AND created_at < NOW(3) - INTERVAL ? DAY AND id IS NOT NULL`,
-          [bound?.seq ?? Number.MAX_SAFE_INTEGER, days],
-        );
-        removed += rows;
-        if (rows < RETENTION_ROWS) break;
-      }
-      const { oldest } = await this.bounds();
-      if (oldest === undefined) return removed;
-      while (
-        (await db.update(
-          `DELETE FROM webhook_deliveries WHERE event_id < ? LIMIT ${RETENTION_ROWS}`,
-          [oldest],
-        )) === RETENTION_ROWS
-      );
-      return removed;
     },
 
     /**

@@ -35,7 +35,7 @@ export const event = z.strictObject({
   id: z
     .string()
     .regex(EVENT_ID)
-    .meta({ description: 'a decimal string, increasing in commit order' }),
+    .meta({ description: 'a decimal string, increasing in the order events are published' }),
   type: z.enum(EVENT_TYPES),
   createdAt: z.iso.datetime().meta({ description: 'when the change committed, ISO 8601 in UTC' }),
   data: z.looseObject({ id: z.int() }).meta({

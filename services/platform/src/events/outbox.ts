@@ -31,7 +31,10 @@ export interface EventSource {
  * An event's id is given by the transaction that writes it, from
  * event_counter's 'events' row, locked until that transaction commits: the
  * next transaction to take the row reads the ids the last one gave, so ids
- * increase in commit order. A transaction that finds the row held by another
+ * increase in the order events are published (become readable), with no
+ * gaps. Not in commit order across rows: a transaction that finds the row
+ * held commits with events that the next publish step numbers, after ids
+ * that later commits took. A transaction that finds the row held by another
  * does not wait for it (SKIP LOCKED): its events are written with no id
  * (@event_id NULL), and the publisher numbers them once they have committed
  * (publish.ts). Nor does it take the row while a committed event waits for
@@ -90,10 +93,18 @@ export function newRowEvents(type: EventType, count: number): Statement[] {
 }
 
 /**
- * A status change and its event, as one transaction: the row is locked first
- * (its SELECT answers whether it exists), the event is written only when the
- * status changes (setting a status it has is no change), numbered as
- * newRowEvents' are, then the row is changed.
+ * A status change and its event, as one transaction. The first SELECT locks
+ * the row and answers whether it exists. The UPDATE changes the status only
+ * when it differs (setting a status it has is no change), and the event is
+ * written exactly when it did, from its ROW_COUNT(): each statement reads
+ * what has committed when it runs (READ COMMITTED), so a row created while
+ * this one runs can be missing from the first statement and present at the
+ * UPDATE, which then locks and changes it, with its event. (The answer,
+ * read from the first statement, still says the row does not exist: a
+ * window of one statement, open only to a client that changes a row before
+ * its create has answered.) Ids are taken after the UPDATE, under every lock
+ * the change holds: the row's create has committed by then, and its event
+ * is numbered or waiting, so this one follows it.
  */
 export function statusChange(
   source: EventSource,
@@ -103,13 +114,17 @@ export function statusChange(
 ): Statement[] {
   return [
     { sql: `SELECT 1 FROM ${source.table} WHERE id = ? FOR UPDATE`, values: [id] },
+    {
+      sql: `UPDATE ${source.table} SET status = ? WHERE id = ? AND status <> ?`,
+      values: [status, id, status],
+    },
+    { sql: 'SET @status_changed = ROW_COUNT()', values: [] },
     ...TAKE_IDS,
     {
       sql: `INSERT INTO events (id, type, row_id, row_status)
-        SELECT @event_id + 1, ?, id, ? FROM ${source.table} WHERE id = ? AND status <> ?`,
-      values: [type, status, id, status],
+        SELECT @event_id + 1, ?, ?, ? FROM DUAL WHERE @status_changed > 0`,
+      values: [type, id, status],
     },
     ...GIVE_IDS,
-    { sql: `UPDATE ${source.table} SET status = ? WHERE id = ?`, values: [status, id] },
   ];
 }

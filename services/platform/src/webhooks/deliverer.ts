@@ -1,16 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from '@svc/common';
 import type { EventRepository } from '../events/event.repository.js';
+import { RETRY_DELAYS_SECONDS } from './retry-schedule.js';
 import { signature, signingKey } from './signature.js';
 import type { Claimed, Receiver, WebhookRepository } from './webhook.repository.js';
 import { postEvent } from './webhook-post.js';
-
-/**
- * The delays before each retry, in seconds (Standard Webhooks' suggestion):
- * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Eight attempts over 27.6 hours;
- * a delivery whose eighth fails is failed.
- */
-const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
 
 /** How often each instance looks for deliveries due. */
 const TICK_MS = 200;

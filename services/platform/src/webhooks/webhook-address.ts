@@ -1,38 +1,50 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-/** Loopback, private, link-local and other addresses no public receiver has. */
-const NOT_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+/**
+ * IPv4-compatible addresses (`::a.b.c.d`, deprecated by RFC 4291): ipaddr.js
+ * names no range for them, yet a host may still route one to its IPv4 address.
+ */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
+/**
+ * NAT64's well-known prefix (RFC 6052), which reaches the IPv4 address in its
+ * last 32 bits. ipaddr.js gives its range's name to the local-use 64:ff9b:1::/48
+ * too, which is no global address and stays refused whatever it carries.
+ */
+const NAT64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+const ipv4Of = (high = 0, low = 0) =>
+  new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/** The IPv4 address a connection to `address` reaches, for the IPv6 forms that carry one. */
+function carriedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const [, second, third, , , , seventh, eighth] = address.parts;
+  switch (address.range()) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d, IPv4-translated
+      return ipv4Of(seventh, eighth);
+    case 'rfc6052':
+      return address.match(NAT64) ? ipv4Of(seventh, eighth) : undefined;
+    case '6to4': // 2002:aabb:ccdd::/48
+      return ipv4Of(second, third);
+    default:
+      return address.match(IPV4_COMPATIBLE) ? ipv4Of(seventh, eighth) : undefined;
+  }
 }
 
-/** True for an address a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE is true. */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return isPrivateAddress(mapped);
-  const family = isIP(address);
-  if (family === 0) return true;
-  return NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+/**
+ * True for an address a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE is
+ * true: any in one of the special-purpose ranges ipaddr.js knows (loopback,
+ * private, link-local, unique-local, site-local, CGNAT, multicast,
+ * documentation, benchmarking, reserved, …), judged by the IPv4 address it
+ * carries when it is an IPv6 form of one.
+ */
+export function isPrivateAddress(text: string): boolean {
+  if (isIP(text) === 0) return true;
+  const address = ipaddr.parse(text);
+  const reached = address instanceof ipaddr.IPv6 ? (carriedIPv4(address) ?? address) : address;
+  return reached.range() !== 'unicast';
 }
 
 /** The addresses a URL's host names: itself when it is one, else what DNS answers. */

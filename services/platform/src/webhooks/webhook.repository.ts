@@ -152,7 +152,11 @@ export function webhookRepository(db: PlatformDatabase) {
       );
     },
 
-    /** An attempt that failed: failed for good, or pending again after `retryInSeconds`. */
+    /**
+     * An attempt that failed: pending again after `retryInSeconds`, or failed
+     * for good, its next_attempt_at then the time it failed, from which
+     * retention keeps it EVENT_RETENTION_DAYS (events/event-retention.ts).
+     */
     async record(
       id: number,
       outcome: {

@@ -75,7 +75,10 @@ export const delivery = z.strictObject({
   status: z.enum(['pending', 'delivered', 'failed']),
   attempts: z.int().min(0),
   lastAttemptAt: time.nullable(),
-  nextAttemptAt: time.meta({ description: 'while pending: when the next attempt is due' }),
+  nextAttemptAt: time.meta({
+    description:
+      'while pending: when the next attempt is due; once failed: when it failed (it is listed, and retried by POST /api/webhooks/:id/retry, for EVENT_RETENTION_DAYS from then)',
+  }),
   responseStatus: z
     .int()
     .nullable()

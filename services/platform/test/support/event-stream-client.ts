@@ -13,6 +13,8 @@ interface StreamReader {
   next(count: number, timeoutMs?: number): Promise<StreamMessage[]>;
   /** Comment lines seen so far. */
   comments: string[];
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
   close(): void;
 }
 
@@ -51,10 +53,12 @@ export function openStream(
         }
         waiting?.();
       });
+      const ended = new Promise<void>((done) => res.once('end', done));
       resolve({
         status: res.statusCode ?? 0,
         headers: res.headers,
         comments,
+        ended,
         next(count, timeoutMs = 5000) {
           return new Promise((done, fail) => {
             const timer = setTimeout(
