@@ -28,7 +28,8 @@ export interface PlatformDatabase extends ListDatabase {
   update: Database['update'];
   /**
    * The statements as one transaction (see outbox.ts statusChange); true when
-   * the first, a SELECT that locks the changed row, found it.
+   * the first, a SELECT that locks the changed row, found it, or the second,
+   * the UPDATE, changed it (a row committed between the two).
    */
   change(statements: Statement[]): Promise<boolean>;
   /** Common's Database.readCommitted: a transaction whose steps depend on earlier answers. */
@@ -87,8 +88,11 @@ export function platformDatabase(
     insertRows: db.insertRows,
     update: db.update,
     async change(statements) {
-      const [locked] = (await db.transaction(statements)) as unknown[][];
-      return (locked?.length ?? 0) > 0;
+      const [locked, updated] = (await db.transaction(statements)) as [
+        unknown[],
+        { affectedRows: number },
+      ];
+      return locked.length > 0 || updated.affectedRows > 0;
     },
     readCommitted: db.readCommitted,
     connections: db.connections,

@@ -99,10 +99,8 @@ export function newRowEvents(type: EventType, count: number): Statement[] {
  * written exactly when it did, from its ROW_COUNT(): each statement reads
  * what has committed when it runs (READ COMMITTED), so a row created while
  * this one runs can be missing from the first statement and present at the
- * UPDATE, which then locks and changes it, with its event. (The answer,
- * read from the first statement, still says the row does not exist: a
- * window of one statement, open only to a client that changes a row before
- * its create has answered.) Ids are taken after the UPDATE, under every lock
+ * UPDATE, which then locks and changes it, with its event (and the answer
+ * says it was found: database.ts change). Ids are taken after the UPDATE, under every lock
  * the change holds: the row's create has committed by then, and its event
  * is numbered or waiting, so this one follows it.
  */
