@@ -18,7 +18,7 @@ export {
   SessionStore,
   type SessionStoreOptions,
 } from './session-store.js';
-export { fromStore, SessionStoreError } from './store-error.js';
+export { fromStore, SessionOutcomeUnknownError, SessionStoreError } from './store-error.js';
 export { createTestSession, type TestSessionOptions } from './testing.js';
 export {
   isWellFormedToken,
