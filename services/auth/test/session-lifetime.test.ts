@@ -182,8 +182,9 @@ describe('sessions this service never saw begin', () => {
     const account = await registerUser(app);
     const token = (await loginAs(app, account)).token;
     const keys = layoutOf('md5');
-    // The old backend's login: the bare token, the username, an hour; nothing else.
+    // The old backend's login: the bare token, the username, an hour (TOKEN_TTL); nothing else.
     await stores.redis.del(keys.metadata(token));
+    const wrote = Date.now();
     await stores.redis.set(token, account.username, 'EX', 3600);
 
     const before = Date.now();
@@ -197,12 +198,15 @@ describe('sessions this service never saw begin', () => {
       id: expect.any(String),
       current: true,
       createdAt: expect.any(String),
-      lastSeenAt: listed?.createdAt,
+      lastSeenAt: expect.any(String),
       expiresAt: expect.any(String),
       userAgent: 'LegacyJudge/1.0',
       ip: '127.0.0.1',
     });
-    expect(instant(listed?.createdAt as string)).toBeGreaterThanOrEqual(before);
+    // Its login, read off the key's time left (an hour, less what has passed); its use, since.
+    expect(instant(listed?.createdAt as string)).toBeGreaterThanOrEqual(wrote - 50);
+    expect(instant(listed?.createdAt as string)).toBeLessThanOrEqual(before);
+    expect(instant(listed?.lastSeenAt as string)).toBeGreaterThanOrEqual(before);
     expect(await stores.redis.pttl(keys.metadata(token))).toBeGreaterThan(3_590_000);
 
     const ended = await request(app).delete(`/api/user/sessions/${listed?.id}`).set(bearer(token));
