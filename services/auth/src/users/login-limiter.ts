@@ -37,7 +37,7 @@ export function deviceFailuresKey(username: string, deviceId: string): string {
 }
 
 /** Failures the user's devices share while the account's budget is spent. */
-export function devicesFailuresKey(username: string): string {
+function devicesFailuresKey(username: string): string {
   return `${usernameKeys(username)}!devices`;
 }
 

@@ -9,6 +9,7 @@ import {
 import {
   createTestDatabase,
   createTestRedis,
+  type Fault,
   type FaultKind,
   type FaultProxy,
   type MysqlSettings,
@@ -34,7 +35,7 @@ import { buildApp } from './test-app.js';
  */
 
 /** Short bounds, so that each fault is met and answered within a second or two. */
-export const FAULT_SETTINGS: Partial<AuthSettings> = {
+const FAULT_SETTINGS: Partial<AuthSettings> = {
   // The server gives a lock wait up after a second (half of it).
   queryTimeoutMs: 2000,
 };
@@ -107,7 +108,7 @@ export function faultAt(
   match: string | RegExp,
   kind: FaultKind,
   { gone = false } = {},
-) {
+): { fault: Fault; over(): void } {
   let met = false;
   const fault = proxy.fault(match, kind, { settleMs: 50 });
   fault.met.then(() => {
