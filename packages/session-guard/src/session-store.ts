@@ -1,17 +1,11 @@
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import {
-  type CredentialStamp,
-  readStamp,
-  replaceCredentials,
-  stampArg,
-  stampHolds,
-} from './credentials.js';
+import { type CredentialStamp, readStamp, replaceCredentials } from './credentials.js';
 import { maxAgeMs, perUserCap, SessionKeys } from './session-keys.js';
+import { type OpenedSession, openSession, type StorePlace, trimSessions } from './session-login.js';
 import { newSessionId, type OriginRequest, originArgs } from './session-origin.js';
-import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
-import { SessionOutcomeUnknownError, SessionStoreError } from './store-error.js';
+import { CHECK, DESCRIBE, EXTEND } from './session-scripts.js';
 import type { TokenScheme } from './token.js';
-import { endLeastRecentlyUsed, endSessions, pruneIndex, type SessionTimes } from './user-index.js';
+import { endSessions, type SessionTimes } from './user-index.js';
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
 type SessionRedis = Redis | Cluster;
@@ -42,12 +36,6 @@ export function sessionTimes(options: SessionStoreOptions): SessionTimes {
     maxAgeMs: maxAge,
     lifetimeMs: known ? Math.min((ttlSeconds as number) * 1000, maxAge) : 0,
   };
-}
-
-/** A session a login opened: the id its owner's list shows, and its lifetime in seconds. */
-export interface OpenedSession {
-  id: string;
-  expiresIn: number;
 }
 
 export interface LiveSession {
@@ -85,7 +73,8 @@ export class SessionStore {
   private readonly redis: SessionRedis;
   private readonly keys: SessionKeys;
   private readonly times: SessionTimes;
-  private readonly maxPerUser: number;
+  /** What a login writes with. */
+  private readonly place: StorePlace;
   /** lastSeenAt of the sessions this store's checks saw, by token id. */
   private readonly lastSeen = new Map<string, number>();
 
@@ -95,7 +84,8 @@ export class SessionStore {
     this.scheme = scheme;
     this.keys = new SessionKeys(scheme, keyPrefix);
     this.times = sessionTimes(options);
-    this.maxPerUser = perUserCap(options.maxPerUser);
+    const maxPerUser = perUserCap(options.maxPerUser);
+    this.place = { redis, keys: this.keys, times: this.times, maxPerUser };
   }
 
   /** A login's first step, before it reads the password hash (credentials.ts). */
@@ -115,49 +105,17 @@ export class SessionStore {
    * Writes a new session (in md5, anew over the one of the same token) and returns
    * its id and lifetime in seconds: `ttlSeconds`, or the max age when shorter. With
    * the login's `stamp`: null, and no session, when the password changed since it.
-   * A failure leaves no session behind (it is ended before the failure is told),
-   * or, when even that fails, is a SessionOutcomeUnknownError. Its answer given,
-   * the login calls `trim`.
+   * A failure leaves no session behind, or, when even ending it fails, is a
+   * SessionOutcomeUnknownError. Its answer given, the login calls `trim`.
    */
-  async create(
+  create(
     token: string,
     username: string,
     ttlSeconds: number,
     request?: OriginRequest,
     stamp?: CredentialStamp,
   ): Promise<OpenedSession | null> {
-    const lifetimeMs = Math.min(ttlSeconds * 1000, this.times.maxAgeMs);
-    const tokenId = this.keys.tokenId(token);
-    const now = Date.now();
-    const endsAt = now + this.times.maxAgeMs;
-    const id = newSessionId();
-    const args = [username, lifetimeMs, id, now, endsAt, stampArg(stamp)];
-    // The session, then the index: an "end all" in between sees the hash in the index
-    // or leaves it for the next one; the index never misses a live session for longer.
-    const pair = this.keys.ofTokenId(tokenId);
-    try {
-      if ((await OPEN.run(this.redis, pair, [...args, ...originArgs(request)])) === 0) return null;
-      if (this.scheme === 'random') {
-        await INDEX_ADD.run(this.redis, [this.keys.index(username)], [lifetimeMs, tokenId]);
-      }
-      // Indexed, then checked: a password change replaces the credentials value before
-      // it reads the index, so either it ends this session or this check sees it.
-      if (stamp && !(await stampHolds(this.redis, this.keys, username, stamp))) {
-        await endSessions(this.redis, this.keys, username, [tokenId]);
-        return null;
-      }
-    } catch (err) {
-      await endSessions(this.redis, this.keys, username, [tokenId]).catch((cause: unknown) => {
-        throw new SessionOutcomeUnknownError('a failed login may have left its session', {
-          cause,
-        });
-      });
-      // Ended: whatever the failure was, the login left nothing.
-      throw err instanceof SessionOutcomeUnknownError
-        ? new SessionStoreError('the login failed', { cause: err })
-        : err;
-    }
-    return { id, expiresIn: lifetimeMs / 1000 };
+    return openSession(this.place, { token, username, ttlSeconds, request, stamp });
   }
 
   /**
@@ -165,13 +123,8 @@ export class SessionStore {
    * beyond the cap, or drops expired sessions' entries from a sample of the
    * index. Nothing depends on it: what a failure leaves, the next login does.
    */
-  async trim(token: string, username: string): Promise<void> {
-    if (this.scheme !== 'random') return;
-    const index = this.keys.index(username);
-    if ((await this.redis.scard(index)) > this.maxPerUser) {
-      const cap = { maxPerUser: this.maxPerUser, ...this.times };
-      await endLeastRecentlyUsed(this.redis, this.keys, username, this.keys.tokenId(token), cap);
-    } else await pruneIndex(this.redis, this.keys, index);
+  trim(token: string, username: string): Promise<void> {
+    return trimSessions(this.place, token, username);
   }
 
   /**
