@@ -20,6 +20,10 @@ function baseOptions(settings: NodeRedisSettings): RedisOptions {
     connectTimeout: 3000,
     commandTimeout: settings.commandTimeoutMs ?? 2000,
     retryStrategy: retry,
+    // A command whose answer was lost with its connection may have been carried
+    // out: sent again after a reconnect, it would run after its request was
+    // answered. It fails instead, and the caller answers that the outcome is unknown.
+    autoResendUnfulfilledCommands: false,
     // Commands issued in the same tick share one write: under load, many
     // guarded requests cost Redis one round trip instead of one each.
     enableAutoPipelining: true,

@@ -21,6 +21,8 @@ describe('connectRedis to a three-master Redis Cluster', () => {
     const redis = await connectRedis({ host: '', port: 0, db: 0, clusterNodes: cluster.nodes });
     try {
       expect(redis).toBeInstanceOf(Cluster);
+      // A command whose answer was lost is never sent again after the answer went out.
+      expect((redis as Cluster).options.redisOptions?.autoResendUnfulfilledCommands).toBe(false);
       const keys = Array.from({ length: 30 }, (_, i) => `probe:${i}`);
       for (const key of keys) await redis.set(key, key);
       for (const key of keys) expect(await redis.get(key)).toBe(key);
@@ -55,6 +57,7 @@ describe('connectRedis through Sentinel', () => {
       sentinelName: sentinel.name,
     });
     try {
+      expect(redis.options.autoResendUnfulfilledCommands).toBe(false);
       await redis.set('before', '1');
       await sentinel.sync();
       const promoted = await sentinel.failover();

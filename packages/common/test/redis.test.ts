@@ -2,6 +2,7 @@ import {
   captureLogs,
   createTestRedis,
   freePort,
+  startFaultProxy,
   startRedisServer,
   type TestServer,
 } from '@svc/test-kit';
@@ -143,6 +144,29 @@ describe('connectRedis', () => {
     );
     await expect(attempt).rejects.toThrow('set REDIS_SENTINELS, REDIS_SENTINEL_NAME');
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('never sends again, after a reconnect, a command whose connection was lost', async () => {
+    const { url: _, ...settings } = (await createTestRedis()).settings;
+    const proxy = await startFaultProxy({ target: settings });
+    const through = { ...settings, host: proxy.host, port: proxy.port, commandTimeoutMs: 300 };
+    const redis = await connectRedis(through);
+    const direct = await connectRedis(settings);
+    try {
+      // The SET never arrives; the reconnect hangs in its ready check until the SET has failed.
+      const cut = proxy.fault('resent-probe', 'cut-before');
+      const readyCheck = proxy.fault('info', 'stall');
+      const sent = redis.set('resent-probe', '1');
+      await cut.met;
+      await expect(sent).rejects.toThrow('Command timed out');
+      readyCheck.release();
+      await expect.poll(() => redis.ping().catch(() => 'down'), { timeout: 5000 }).toBe('PONG');
+      expect(await direct.exists('resent-probe')).toBe(0);
+    } finally {
+      redis.disconnect();
+      direct.disconnect();
+      await proxy.close();
+    }
   });
 
   describe('when the server goes away after start', () => {

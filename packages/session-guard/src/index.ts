@@ -11,14 +11,10 @@ export {
 export { INVALID_TOKEN_MESSAGE, NO_TOKEN_MESSAGE, STORE_UNAVAILABLE_MESSAGE } from './messages.js';
 export { readToken } from './read-token.js';
 export { LONGEST_MAX_AGE_SECONDS } from './session-keys.js';
+export type { OpenedSession } from './session-login.js';
 export type { OriginRequest } from './session-origin.js';
-export {
-  type LiveSession,
-  type OpenedSession,
-  SessionStore,
-  type SessionStoreOptions,
-} from './session-store.js';
-export { fromStore, SessionStoreError } from './store-error.js';
+export { type LiveSession, SessionStore, type SessionStoreOptions } from './session-store.js';
+export { fromStore, SessionOutcomeUnknownError, SessionStoreError } from './store-error.js';
 export { createTestSession, type TestSessionOptions } from './testing.js';
 export {
   isWellFormedToken,

@@ -88,33 +88,45 @@ redis.call('PEXPIRE', KEYS[2], life)
 return {username, life, 0, seen}`);
 
 /*
- * A live session as a list shows it: {username, ms left, id, createdAt,
- * lastSeenAt, ip, userAgent}, or false. Details a session lacks (all of them
- * for one the old backend wrote or one from before metadata; endsAt for one
- * from before sessions stored their end) are filled in, never overwritten: a
- * createdAt once written stays, one never written is now (first seen), and a
- * missing end is where the session now ends, so no renewal takes it further.
- * ARGV: id, now, max age (the lifetime of a session key found without one),
- * ip[, userAgent].
+ * A live session as a list shows it: {ms left, id, createdAt, lastSeenAt, ip,
+ * userAgent, seconds since its key was last used (-1 when Redis keeps none,
+ * under an LFU policy)}, or false. It never reads the session key's value, so
+ * Redis's record of the key's last use (OBJECT IDLETIME, to the second) stays
+ * that of its last guarded use, which is what the per-user cap orders by.
+ * Details a session lacks (all of them for one the old backend wrote, one from
+ * before metadata or one whose metadata was lost; endsAt for one from before
+ * sessions stored their end) are filled in, never overwritten. A missing
+ * createdAt is read off the session key itself: a login gave it `lifetime` ms,
+ * so it began `lifetime` minus the time left ago (a sliding renewal moves that
+ * to the renewal); with no lifetime known, or more time left than it, it is
+ * now (first seen). A missing end is where the session now ends, so no renewal
+ * takes it further. ARGV: id, now, max age (the lifetime of a session key
+ * found without one), lifetime (0: unknown), ip[, userAgent].
  */
 export const DESCRIBE = new Script(`
-local username = redis.call('GET', KEYS[1])
-if not username then return false end
+local idle = redis.pcall('OBJECT', 'IDLETIME', KEYS[1])
 local left = redis.call('PTTL', KEYS[1])
+if left == -2 then return false end
+if type(idle) ~= 'number' then idle = -1 end
+local now, lifetime = tonumber(ARGV[2]), tonumber(ARGV[4])
 if left < 0 then
   left = tonumber(ARGV[3])
   redis.call('PEXPIRE', KEYS[1], left)
 end
+local began = now
+if lifetime > 0 and left <= lifetime then began = now - (lifetime - left) end
 local fresh = redis.call('EXISTS', KEYS[2]) == 0
 redis.call('HSETNX', KEYS[2], 'id', ARGV[1])
-redis.call('HSETNX', KEYS[2], 'createdAt', ARGV[2])
-redis.call('HSETNX', KEYS[2], 'lastSeenAt', redis.call('HGET', KEYS[2], 'createdAt'))
-redis.call('HSETNX', KEYS[2], 'endsAt', tonumber(ARGV[2]) + left)
-redis.call('HSETNX', KEYS[2], 'ip', ARGV[4])
-if fresh and ARGV[5] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[5]) end
+redis.call('HSETNX', KEYS[2], 'createdAt', began)
+local used = tonumber(redis.call('HGET', KEYS[2], 'createdAt'))
+if idle >= 0 then used = math.max(used, now - idle * 1000) end
+redis.call('HSETNX', KEYS[2], 'lastSeenAt', used)
+redis.call('HSETNX', KEYS[2], 'endsAt', now + left)
+redis.call('HSETNX', KEYS[2], 'ip', ARGV[5])
+if fresh and ARGV[6] then redis.call('HSET', KEYS[2], 'userAgent', ARGV[6]) end
 if redis.call('PTTL', KEYS[2]) < 0 then redis.call('PEXPIRE', KEYS[2], left) end
 local meta = redis.call('HMGET', KEYS[2], 'id', 'createdAt', 'lastSeenAt', 'ip', 'userAgent')
-return {username, left, meta[1], meta[2], meta[3], meta[4], meta[5]}`);
+return {left, meta[1], meta[2], meta[3], meta[4], meta[5], idle}`);
 
 /** Ends a session: 1 when it was live, else 0. A retired token's marker stays. */
 export const END = new Script(`

@@ -1,16 +1,11 @@
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import {
-  type CredentialStamp,
-  readStamp,
-  replaceCredentials,
-  stampArg,
-  stampHolds,
-} from './credentials.js';
+import { type CredentialStamp, readStamp, replaceCredentials } from './credentials.js';
 import { maxAgeMs, perUserCap, SessionKeys } from './session-keys.js';
+import { type OpenedSession, openSession, type StorePlace, trimSessions } from './session-login.js';
 import { newSessionId, type OriginRequest, originArgs } from './session-origin.js';
-import { CHECK, DESCRIBE, EXTEND, INDEX_ADD, OPEN } from './session-scripts.js';
+import { CHECK, DESCRIBE, EXTEND } from './session-scripts.js';
 import type { TokenScheme } from './token.js';
-import { endLeastRecentlyUsed, endSessions, pruneIndex } from './user-index.js';
+import { endSessions, type SessionTimes } from './user-index.js';
 
 /** One Redis (direct or through Sentinel) or a Redis Cluster. */
 type SessionRedis = Redis | Cluster;
@@ -24,12 +19,23 @@ export interface SessionStoreOptions {
   maxAgeSeconds?: number;
   /** SESSION_MAX_PER_USER: beyond it a login ends the least recently used. Default 100. */
   maxPerUser?: number;
+  /**
+   * The lifetime logins give (the auth service's TOKEN_TTL): a session whose
+   * details were lost is then listed with the createdAt its key's time left
+   * tells. Without it such a session's createdAt is when it was first seen.
+   */
+  ttlSeconds?: number;
 }
 
-/** A session a login opened: the id its owner's list shows, and its lifetime in seconds. */
-export interface OpenedSession {
-  id: string;
-  expiresIn: number;
+/** The times a store reads sessions with: its max age, and the lifetime its logins give. */
+export function sessionTimes(options: SessionStoreOptions): SessionTimes {
+  const maxAge = maxAgeMs(options.maxAgeSeconds);
+  const { ttlSeconds } = options;
+  const known = Number.isInteger(ttlSeconds) && (ttlSeconds as number) > 0;
+  return {
+    maxAgeMs: maxAge,
+    lifetimeMs: known ? Math.min((ttlSeconds as number) * 1000, maxAge) : 0,
+  };
 }
 
 export interface LiveSession {
@@ -66,18 +72,20 @@ export class SessionStore {
   readonly scheme: TokenScheme;
   private readonly redis: SessionRedis;
   private readonly keys: SessionKeys;
-  private readonly maxAgeMs: number;
-  private readonly maxPerUser: number;
+  private readonly times: SessionTimes;
+  /** What a login writes with. */
+  private readonly place: StorePlace;
   /** lastSeenAt of the sessions this store's checks saw, by token id. */
   private readonly lastSeen = new Map<string, number>();
 
   constructor(options: SessionStoreOptions) {
-    const { redis, scheme = 'random', keyPrefix, maxAgeSeconds } = options;
+    const { redis, scheme = 'random', keyPrefix } = options;
     this.redis = redis;
     this.scheme = scheme;
     this.keys = new SessionKeys(scheme, keyPrefix);
-    this.maxAgeMs = maxAgeMs(maxAgeSeconds);
-    this.maxPerUser = perUserCap(options.maxPerUser);
+    this.times = sessionTimes(options);
+    const maxPerUser = perUserCap(options.maxPerUser);
+    this.place = { redis, keys: this.keys, times: this.times, maxPerUser };
   }
 
   /** A login's first step, before it reads the password hash (credentials.ts). */
@@ -97,40 +105,26 @@ export class SessionStore {
    * Writes a new session (in md5, anew over the one of the same token) and returns
    * its id and lifetime in seconds: `ttlSeconds`, or the max age when shorter. With
    * the login's `stamp`: null, and no session, when the password changed since it.
+   * A failure leaves no session behind, or, when even ending it fails, is a
+   * SessionOutcomeUnknownError. Its answer given, the login calls `trim`.
    */
-  async create(
+  create(
     token: string,
     username: string,
     ttlSeconds: number,
     request?: OriginRequest,
     stamp?: CredentialStamp,
   ): Promise<OpenedSession | null> {
-    const lifetimeMs = Math.min(ttlSeconds * 1000, this.maxAgeMs);
-    const tokenId = this.keys.tokenId(token);
-    const now = Date.now();
-    const endsAt = now + this.maxAgeMs;
-    const id = newSessionId();
-    const args = [username, lifetimeMs, id, now, endsAt, stampArg(stamp)];
-    // The session, then the index: an "end all" in between sees the hash in the index
-    // or leaves it for the next one; the index never misses a live session for longer.
-    const pair = this.keys.ofTokenId(tokenId);
-    if ((await OPEN.run(this.redis, pair, [...args, ...originArgs(request)])) === 0) return null;
-    const index = this.keys.index(username);
-    const indexed =
-      this.scheme === 'random'
-        ? ((await INDEX_ADD.run(this.redis, [index], [lifetimeMs, tokenId])) as number)
-        : 0;
-    // Indexed, then checked: a password change replaces the credentials value before
-    // it reads the index, so either it ends this session or this check sees it.
-    if (stamp && !(await stampHolds(this.redis, this.keys, username, stamp))) {
-      await endSessions(this.redis, this.keys, username, [tokenId]);
-      return null;
-    }
-    const cap = { maxPerUser: this.maxPerUser, maxAgeMs: this.maxAgeMs };
-    if (indexed > cap.maxPerUser) {
-      await endLeastRecentlyUsed(this.redis, this.keys, username, tokenId, cap);
-    } else if (this.scheme === 'random') await pruneIndex(this.redis, this.keys, index);
-    return { id, expiresIn: lifetimeMs / 1000 };
+    return openSession(this.place, { token, username, ttlSeconds, request, stamp });
+  }
+
+  /**
+   * After a login has answered: ends the user's least recently used sessions
+   * beyond the cap, or drops expired sessions' entries from a sample of the
+   * index. Nothing depends on it: what a failure leaves, the next login does.
+   */
+  trim(token: string, username: string): Promise<void> {
+    return trimSessions(this.place, token, username);
   }
 
   /**
@@ -157,7 +151,7 @@ export class SessionStore {
       now,
       touchMs,
       renewMs,
-      this.maxAgeMs,
+      this.times.maxAgeMs,
     ])) as CheckReply;
     if (reply === null) {
       this.lastSeen.delete(tokenId);
@@ -170,7 +164,8 @@ export class SessionStore {
       await DESCRIBE.run(this.redis, pair, [
         newSessionId(),
         Date.now(),
-        this.maxAgeMs,
+        this.times.maxAgeMs,
+        this.times.lifetimeMs,
         ...originArgs(request),
       ]);
     }
@@ -187,7 +182,7 @@ export class SessionStore {
     return { username, expiresIn: ttl };
   }
 
-  /** Ends one session (a logout). */
+  /** Ends one session (a logout); see endSessions for what a failure means. */
   async revoke(token: string, username: string): Promise<void> {
     await endSessions(this.redis, this.keys, username, [this.keys.tokenId(token)]);
   }

@@ -32,6 +32,8 @@ export async function createTestSession(
       ? md5Token(username, options.password ?? randomBytes(12).toString('hex'))
       : randomToken();
   const login = { headers: userAgent === undefined ? {} : { 'user-agent': userAgent }, ip };
-  await new SessionStore({ redis, scheme, keyPrefix }).create(token, username, ttlSeconds, login);
+  const store = new SessionStore({ redis, scheme, keyPrefix });
+  await store.create(token, username, ttlSeconds, login);
+  await store.trim(token, username);
   return token;
 }

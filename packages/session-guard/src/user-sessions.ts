@@ -1,5 +1,5 @@
-import { maxAgeMs, SessionKeys } from './session-keys.js';
-import type { SessionStoreOptions } from './session-store.js';
+import { SessionKeys } from './session-keys.js';
+import { type SessionStoreOptions, sessionTimes } from './session-store.js';
 import { fromStore } from './store-error.js';
 import { describeSessions, endSessions } from './user-index.js';
 
@@ -31,7 +31,11 @@ export interface UserSessions {
   end(username: string, currentToken: string, id: string): Promise<boolean>;
   /** Ends every session but the current one; resolves how many live ones it ended. */
   endOthers(username: string, currentToken: string): Promise<number>;
-  /** Ends every session, the current one included; resolves how many live ones it ended. */
+  /**
+   * Ends every session, the current one included and last, so that a request
+   * whose answer was lost can be sent again with it; resolves how many live
+   * ones it ended.
+   */
   endAll(username: string, currentToken: string): Promise<number>;
 }
 
@@ -47,7 +51,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function createUserSessions(options: SessionStoreOptions): UserSessions {
   const { redis, scheme = 'random', keyPrefix } = options;
   const keys = new SessionKeys(scheme, keyPrefix);
-  const maxAge = maxAgeMs(options.maxAgeSeconds);
+  const times = sessionTimes(options);
 
   /** The user's indexed token hashes and the current one, which is theirs whatever the index says. */
   async function tokenIdsOf(username: string, currentId: string): Promise<string[]> {
@@ -56,7 +60,11 @@ export function createUserSessions(options: SessionStoreOptions): UserSessions {
     return indexed.includes(currentId) ? indexed : [...indexed, currentId];
   }
 
-  /** The live sessions, and the index rid of the expired ones. */
+  /**
+   * The live sessions, and the index rid of the expired ones. The index holds
+   * only its user's logins, and the current session is the guard's, so no
+   * session key is read for its owner: reading leaves its last use as it was.
+   */
   async function live(username: string, currentToken: string): Promise<Found[]> {
     const currentId = keys.tokenId(currentToken);
     const now = Date.now();
@@ -64,29 +72,27 @@ export function createUserSessions(options: SessionStoreOptions): UserSessions {
       redis,
       keys,
       await tokenIdsOf(username, currentId),
-      maxAge,
+      times,
     );
     if (scheme === 'random' && described.gone.length > 0) {
       await redis.srem(keys.index(username), ...described.gone);
     }
-    return described.live
-      .filter((session) => session.username.toLowerCase() === username.toLowerCase())
-      .map(({ tokenId, leftMs, id, createdAt, lastSeenAt, ip, userAgent }) => ({
-        tokenId,
-        info: {
-          id,
-          current: tokenId === currentId,
-          createdAt: iso(createdAt),
-          lastSeenAt: iso(lastSeenAt),
-          expiresAt: iso(now + leftMs),
-          userAgent,
-          ip,
-        },
-      }));
+    return described.live.map(({ tokenId, leftMs, id, createdAt, lastSeenAt, ip, userAgent }) => ({
+      tokenId,
+      info: {
+        id,
+        current: tokenId === currentId,
+        createdAt: iso(createdAt),
+        lastSeenAt: iso(lastSeenAt),
+        expiresAt: iso(now + leftMs),
+        userAgent,
+        ip,
+      },
+    }));
   }
 
-  const endSessionsOf = (username: string, tokenIds: string[]) =>
-    endSessions(redis, keys, username, tokenIds);
+  const endSessionsOf = (username: string, tokenIds: string[], last?: string) =>
+    endSessions(redis, keys, username, tokenIds, last);
 
   async function list(username: string, currentToken: string): Promise<SessionInfo[]> {
     return (await live(username, currentToken))
@@ -107,7 +113,8 @@ export function createUserSessions(options: SessionStoreOptions): UserSessions {
   }
 
   async function endAll(username: string, currentToken: string): Promise<number> {
-    return endSessionsOf(username, await tokenIdsOf(username, keys.tokenId(currentToken)));
+    const currentId = keys.tokenId(currentToken);
+    return endSessionsOf(username, await tokenIdsOf(username, currentId), currentId);
   }
 
   return {

@@ -67,9 +67,12 @@ describe.each(Object.keys(topologies))('ending sessions on %s', (name) => {
       new SessionStore({ redis: redis(), scheme, ...options });
     const tokenOf = (username: string) =>
       scheme === 'md5' ? md5Token(username, randomBytes(6).toString('hex')) : randomToken();
+    /** A login as the auth service makes it: the session, then, answered, the trim to the cap. */
     const login = async (username: string, ttlSeconds = 600, options = {}) => {
       const token = tokenOf(username);
-      expect(await service(options).create(token, username, ttlSeconds)).not.toBeNull();
+      const store = service(options);
+      expect(await store.create(token, username, ttlSeconds)).not.toBeNull();
+      await store.trim(token, username);
       return token;
     };
 
@@ -191,6 +194,39 @@ describe.each(Object.keys(topologies))('ending sessions on %s', (name) => {
       expect(await sliding.validate(token)).not.toBeNull();
       expect(await redis().pttl(keys.session(token))).toBeLessThanOrEqual(30_000);
       expect((await list())?.createdAt).toBe(new Date(createdAt).toISOString());
+    });
+
+    it('lists a session whose details were lost with the createdAt its key keeps', async () => {
+      const alice = user();
+      const token = await login(alice, 600);
+      const began = Number(await redis().hget(keys.metadata(token), 'createdAt'));
+      await sleep(1200);
+      await redis().del(keys.metadata(token));
+      const sessions = createUserSessions({ redis: redis(), scheme, ttlSeconds: 600 });
+      const [listed] = await sessions.list(alice, token);
+      // The key's time left is read a moment after the login wrote it: within that moment.
+      expect(Math.abs(Date.parse(listed?.createdAt as string) - began)).toBeLessThan(100);
+      expect((await sessions.list(alice, token))[0]?.createdAt).toBe(listed?.createdAt);
+    });
+
+    it('ends the session idle longest, to the second, not the one used since its last touch', async () => {
+      if (scheme === 'md5') return; // one password, one token: the cap is never reached
+      const alice = user();
+      const capped = { maxPerUser: 2 };
+      // lastSeenAt is written once a minute: both keep the one their login wrote.
+      const guard = createSessionValidator({ redis: redis(), scheme, touchSeconds: 60 });
+      const used = await login(alice, 600, capped);
+      const idle = await login(alice, 600, capped);
+      await sleep(1500);
+      expect(await guard.validate(used)).not.toBeNull();
+      await sleep(1500);
+      // Listing them is no use of them.
+      expect(await createUserSessions({ redis: redis() }).list(alice, used)).toHaveLength(2);
+      const fresh = await login(alice, 600, capped);
+      const live = await Promise.all(
+        [used, idle, fresh].map(async (t) => (await guard.validate(t)) !== null),
+      );
+      expect(live).toEqual([true, false, true]);
     });
 
     it('ends the least recently used sessions of a user beyond maxPerUser', async () => {

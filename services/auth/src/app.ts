@@ -65,8 +65,8 @@ export function createApp(deps: AppDeps): Express {
   const secrets = secretRepository(db);
   const events = securityEventRepository(db);
   const log = securityLog(events);
-  const { tokenScheme: scheme, keyPrefix, maxAgeSeconds } = settings;
-  const layout = { redis, scheme, keyPrefix, maxAgeSeconds };
+  const { tokenScheme: scheme, keyPrefix, maxAgeSeconds, tokenTtl: ttlSeconds } = settings;
+  const layout = { redis, scheme, keyPrefix, maxAgeSeconds, ttlSeconds };
   const sessions = sessionRepository({ ...layout, maxPerUser: settings.maxPerUser });
   const limiter = loginLimiter(redis, {
     maxFailures: settings.loginMaxFailures,
@@ -74,8 +74,8 @@ export function createApp(deps: AppDeps): Express {
     windowSeconds: settings.loginWindowSeconds,
     lockSeconds: settings.loginLockSeconds,
   });
-  const { sliding, tokenTtl: ttlSeconds, touchSeconds } = settings;
-  const guard = sessionGuard({ ...layout, sliding, ttlSeconds, touchSeconds }, observe?.guard);
+  const { sliding, touchSeconds } = settings;
+  const guard = sessionGuard({ ...layout, sliding, touchSeconds }, observe?.guard);
   // Each route reads its own body, so a refused one is still counted under the route.
   const middleware: RouteMiddleware = { json: jsonBodyParser(bodyLimitKb), guard };
 

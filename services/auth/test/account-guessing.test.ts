@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createMetrics } from '@svc/common';
 import { parsePrometheusText, recordResponses, sampleValue } from '@svc/test-kit';
 import type { Express } from 'express';
@@ -322,6 +323,96 @@ describe('device tokens', () => {
     const wrong = await attempt(server, owner.username, 'wrong', { device });
     expect(wrong.body).toEqual(WRONG_CREDENTIALS);
     expect((await attempt(server, owner.username, owner.password, { device })).status).toBe(200);
+  });
+
+  it('ends with the password: a token from before a change, or a reset, counts as none', async () => {
+    const server = app();
+    const owner = await registerUser(server);
+    const before = await deviceTokenOf(server, owner.username, owner.password);
+    const login = await attempt(server, owner.username, owner.password, { device: before });
+    const changed = await request(server)
+      .post('/api/user/change-password')
+      .set('Authorization', `Bearer ${login.body.data.token}`)
+      .send({ oldPassword: owner.password, newPassword: 'the-new-password' });
+    expect(changed.status).toBe(200);
+    const after = await deviceTokenOf(server, owner.username, 'the-new-password');
+    await guessFromMany(server, owner.username, 10);
+    // The budget is spent: only a device token of the password as it is now lets the owner in.
+    const old = await attempt(server, owner.username, 'the-new-password', { device: before });
+    expect([old.status, old.body]).toEqual([429, TOO_MANY]);
+    const current = await attempt(server, owner.username, 'the-new-password', { device: after });
+    expect(current.status).toBe(200);
+    expect(current.body.data.deviceToken).toBe(after);
+
+    // An administrator's reset, straight in the table: the same.
+    await stores.pool.query('UPDATE users SET password = ? WHERE id = ?', [
+      '0123456789abcdef0123456789abcdef',
+      owner.id,
+    ]);
+    const reset = await attempt(server, owner.username, 'the-new-password', { device: after });
+    expect([reset.status, reset.body]).toEqual([429, TOO_MANY]);
+  });
+
+  it('keeps a token of the first version good until its user’s password changes', async () => {
+    const server = app();
+    const owner = await registerUser(server);
+    await deviceTokenOf(server, owner.username, owner.password);
+    const [[row]] = (await stores.pool.query(
+      "SELECT secret FROM auth_secrets WHERE name = 'device'",
+    )) as unknown as [[{ secret: Buffer }]];
+    // What the service made before tokens named the password: version 1, no hash signed.
+    const signed = Buffer.alloc(21);
+    signed.writeUInt8(1, 0);
+    signed.writeUInt32BE(owner.id, 1);
+    const mac = createHmac('sha256', row.secret).update(signed).digest().subarray(0, 16);
+    const v1 = Buffer.concat([signed, mac]).toString('base64url');
+    await guessFromMany(server, owner.username, 10);
+    const kept = await attempt(server, owner.username, owner.password, { device: v1 });
+    expect(kept.status).toBe(200);
+    // Answered again under today's version, for the same device.
+    expect(kept.body.data.deviceToken).not.toBe(v1);
+    const changed = await request(server)
+      .post('/api/user/change-password')
+      .set('Authorization', `Bearer ${kept.body.data.token}`)
+      .send({ oldPassword: owner.password, newPassword: 'the-new-password' });
+    expect(changed.status).toBe(200);
+    const gone = await attempt(server, owner.username, 'the-new-password', { device: v1 });
+    expect([gone.status, gone.body]).toEqual([429, TOO_MANY]);
+  });
+
+  it('lets the devices of a locked account reach the password check LOGIN_MAX_FAILURES times together, and its last device in', async () => {
+    const { app: server, passwordChecks } = appWithMetrics({ accountMaxFailures: 10 });
+    const owner = await registerUser(server);
+    const devices: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      devices.push(await deviceTokenOf(server, owner.username, owner.password, address(100 + i)));
+    }
+    const ownDevice = await deviceTokenOf(server, owner.username, owner.password, address(120));
+    await guessFromMany(server, owner.username, 10);
+    const before = await passwordChecks();
+    const answers: request.Response[] = [];
+    for (const [i, device] of devices.entries()) {
+      for (let guess = 0; guess < 5; guess++) {
+        answers.push(
+          await attempt(server, owner.username, `guess-${guess}`, {
+            from: address(100 + i),
+            device,
+          }),
+        );
+      }
+    }
+    expect((await passwordChecks()) - before).toBe(5);
+    expect(answers.filter((res) => res.status === 401)).toHaveLength(5);
+    for (const res of answers.filter((each) => each.status !== 401)) {
+      expect([res.status, res.body]).toEqual([429, TOO_MANY]);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // Another of them, with the right password: the devices' budget is spent too.
+    const other = await attempt(server, owner.username, owner.password, { device: devices[9] });
+    expect(other.status).toBe(429);
+    // The device that logged in last, and never failed, is the owner's: let in.
+    const own = await attempt(server, owner.username, owner.password, { device: ownDevice });
+    expect(own.status).toBe(200);
   });
 
   it('is allowed by CORS preflights', async () => {

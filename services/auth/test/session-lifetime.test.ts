@@ -182,8 +182,9 @@ describe('sessions this service never saw begin', () => {
     const account = await registerUser(app);
     const token = (await loginAs(app, account)).token;
     const keys = layoutOf('md5');
-    // The old backend's login: the bare token, the username, an hour; nothing else.
+    // The old backend's login: the bare token, the username, an hour (TOKEN_TTL); nothing else.
     await stores.redis.del(keys.metadata(token));
+    const wrote = Date.now();
     await stores.redis.set(token, account.username, 'EX', 3600);
 
     const before = Date.now();
@@ -197,12 +198,15 @@ describe('sessions this service never saw begin', () => {
       id: expect.any(String),
       current: true,
       createdAt: expect.any(String),
-      lastSeenAt: listed?.createdAt,
+      lastSeenAt: expect.any(String),
       expiresAt: expect.any(String),
       userAgent: 'LegacyJudge/1.0',
       ip: '127.0.0.1',
     });
-    expect(instant(listed?.createdAt as string)).toBeGreaterThanOrEqual(before);
+    // Its login, read off the key's time left (an hour, less what has passed); its use, since.
+    expect(instant(listed?.createdAt as string)).toBeGreaterThanOrEqual(wrote - 50);
+    expect(instant(listed?.createdAt as string)).toBeLessThanOrEqual(before);
+    expect(instant(listed?.lastSeenAt as string)).toBeGreaterThanOrEqual(before);
     expect(await stores.redis.pttl(keys.metadata(token))).toBeGreaterThan(3_590_000);
 
     const ended = await request(app).delete(`/api/user/sessions/${listed?.id}`).set(bearer(token));
@@ -223,5 +227,43 @@ describe('sessions this service never saw begin', () => {
     const res = await request(app).delete('/api/user/sessions').set(bearer(current));
     expect(res.body).toEqual({ code: 200, message: '已退出其他会话', data: { ended: 1 } });
     expect(await stores.redis.exists(keys.session(old), keys.metadata(old))).toBe(0);
+  });
+});
+
+describe('sessions mended (TOKEN_SCHEME=random)', () => {
+  const keys = layoutOf('random');
+
+  it('SESSION_MAX_PER_USER ends the session idle longest, to the second, not the one just used', async () => {
+    // lastSeenAt is written once a minute: both keep the one their login wrote.
+    const app = appWith('random', { maxPerUser: 2, touchSeconds: 60 });
+    const account = await registerUser(app);
+    const used = (await loginAs(app, account)).token;
+    const idle = (await loginAs(app, account)).token;
+    await sleep(1500);
+    expect((await me(app, used)).status).toBe(200);
+    await sleep(1500);
+    // Listing the sessions is no use of them.
+    expect(await listSessions(app, used)).toHaveLength(2);
+    const fresh = (await loginAs(app, account)).token;
+    const statuses = await Promise.all(
+      [used, idle, fresh].map(async (t) => (await me(app, t)).status),
+    );
+    expect(statuses).toEqual([200, 401, 200]);
+    expect(await listSessions(app, fresh)).toHaveLength(2);
+  });
+
+  it('lists a session whose stored details were lost with its original createdAt', async () => {
+    const app = appWith('random');
+    const account = await registerUser(app);
+    const { token } = await loginAs(app, account);
+    const [listed] = await listSessions(app, token);
+    await sleep(1200);
+    await stores.redis.del(keys.metadata(token));
+    const [again] = await listSessions(app, token);
+    // Read off the session key's time left: the login's moment, to within the write's latency.
+    expect(
+      Math.abs(instant(again?.createdAt as string) - instant(listed?.createdAt as string)),
+    ).toBeLessThan(100);
+    expect((await listSessions(app, token))[0]?.createdAt).toBe(again?.createdAt);
   });
 });

@@ -5,7 +5,7 @@ import {
   STORE_UNAVAILABLE_MESSAGE,
 } from '@svc/session-guard';
 import { z } from 'zod';
-import { BODY_FAULTS, METHOD_NOT_ALLOWED, NOT_FOUND } from '../http/messages.js';
+import { BODY_FAULTS, METHOD_NOT_ALLOWED, NOT_FOUND, OUTCOME_UNKNOWN } from '../http/messages.js';
 import { parseBody } from '../input/parse.js';
 
 /** The two ways to send a token (see securitySchemes in openapi.ts): a guarded route takes either. */
@@ -107,6 +107,28 @@ export const storeUnavailable = failure(
   STORE_UNAVAILABLE_MESSAGE,
 );
 
+/**
+ * A write route's 503: failed with nothing written (a store down, or a lock
+ * wait lost to another transaction: then with Retry-After), or an outcome the
+ * service cannot know, which the same request sent again settles.
+ */
+export const writeUnavailable: ResponseDoc = {
+  ...failure(
+    'Failed, nothing written: Redis or MySQL does not answer, or (with `Retry-After`) the write ' +
+      `gave way to another transaction's locks. Or \`${OUTCOME_UNKNOWN}\` (with \`Retry-After\`): ` +
+      'the write may have happened; send the same request again to settle it.',
+    503,
+    [STORE_UNAVAILABLE_MESSAGE, OUTCOME_UNKNOWN],
+  ),
+  headers: {
+    'Retry-After': {
+      description: 'Seconds to wait before sending the same request again.',
+      schema: z.int().positive(),
+      required: false,
+    },
+  },
+};
+
 /** What the JSON body parser answers before any route runs. */
 export const bodyParserFailures: Record<number, ResponseDoc> = {
   413: failure('The body is over the limit (100 kB by default).', 413, BODY_FAULTS['too-large']),
@@ -134,4 +156,10 @@ export const guardedFailures: Record<number, ResponseDoc> = {
   401: guardFailure,
   ...bodyParserFailures,
   503: storeUnavailable,
+};
+
+/** The same for a guarded route that writes. */
+export const guardedWriteFailures: Record<number, ResponseDoc> = {
+  ...guardedFailures,
+  503: writeUnavailable,
 };

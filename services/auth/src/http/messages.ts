@@ -8,6 +8,12 @@ import type { BodyFault } from '@svc/common';
 export const NOT_FOUND = 'Not Found';
 export const METHOD_NOT_ALLOWED = 'Method Not Allowed';
 export const INTERNAL_ERROR = '服务器内部错误';
+/**
+ * A write whose result the service cannot know (its answer lost with the
+ * store's connection, or a change stopped part way): it may have happened.
+ * Sending the same request again settles it.
+ */
+export const OUTCOME_UNKNOWN = '操作结果未知,请重试同一请求以确认结果';
 /** The success of a route that reads. */
 export const FOUND = '获取成功';
 export const NOT_AN_OBJECT = 'body: 请求体须为JSON对象';

@@ -1,4 +1,4 @@
-import type { Database } from '@svc/common';
+import type { Database, Statement } from '@svc/common';
 
 export const SECURITY_EVENT_TYPES = [
   'login',
@@ -49,27 +49,47 @@ const valuesOf = (event: NewSecurityEvent) => [
   event.newDevice === undefined ? null : Number(event.newDevice),
 ];
 
+const INSERT = `INSERT INTO security_events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`;
+
 /** Users' security events in MySQL (`security_events`). */
 export function securityEventRepository(db: Database) {
+  /** The event's INSERT, for a transaction that writes it with what it records. */
+  const insertion = (userId: number | null, event: NewSecurityEvent): Statement => ({
+    sql: INSERT,
+    values: [userId, ...valuesOf(event)],
+  });
+
+  /** Writes the event; resolves its id. */
+  async function insert(userId: number | null, event: NewSecurityEvent): Promise<number> {
+    const { sql, values } = insertion(userId, event);
+    return (await db.write(sql, values)).insertId;
+  }
+
   return {
-    async insert(userId: number | null, event: NewSecurityEvent): Promise<void> {
-      await db.write(`INSERT INTO security_events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
-        userId,
-        ...valuesOf(event),
-      ]);
-    },
+    insertion,
+    insert,
 
     /**
-     * The same for the user of this exact stored spelling (a session's), in one
-     * statement; the first comparison finds the row by the index, the second
-     * keeps the exact name. Nothing is written when the user is gone.
+     * The same for the user of this exact stored spelling (a session's); the
+     * first comparison finds the row by the index, the second keeps the exact
+     * name. The user is read as a plain read, so a user row another
+     * transaction holds never stalls the write. Nothing is written when the
+     * user is gone (undefined).
      */
-    async insertForUsername(username: string, event: NewSecurityEvent): Promise<void> {
-      await db.write(
-        `INSERT INTO security_events (${COLUMNS})
-         SELECT id, ?, ?, ?, ?, ?, ? FROM users WHERE username = ? AND username = ? COLLATE utf8mb4_bin`,
-        [...valuesOf(event), username, username],
+    async insertForUsername(
+      username: string,
+      event: NewSecurityEvent,
+    ): Promise<number | undefined> {
+      const [user] = await db.select<{ id: number }>(
+        'SELECT id FROM users WHERE username = ? AND username = ? COLLATE utf8mb4_bin',
+        [username, username],
       );
+      return user === undefined ? undefined : insert(user.id, event);
+    },
+
+    /** Takes back an event whose change did not happen. */
+    async remove(id: number): Promise<void> {
+      await db.update('DELETE FROM security_events WHERE id = ?', [id]);
     },
 
     /** The user's events since `since`, newest first, after `after` when given. */

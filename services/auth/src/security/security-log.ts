@@ -1,3 +1,4 @@
+import { OutcomeUnknownError, type Statement } from '@svc/common';
 import type { Request } from 'express';
 import { clientAddress } from '../http/client-address.js';
 import type { NewSecurityEvent, SecurityEventRepository } from './security-event.repository.js';
@@ -23,7 +24,7 @@ type EventOf = Pick<NewSecurityEvent, 'type' | 'sessionId' | 'newDevice'>;
 /**
  * Writes a user's security events, each before the route answers, so an
  * answered request's event is never lost; a failed write is a failed request
- * (503), as any store failure is.
+ * (503) with nothing else written, as any store failure is.
  */
 export function securityLog(events: SecurityEventRepository) {
   let nextSweep = 0;
@@ -57,17 +58,58 @@ export function securityLog(events: SecurityEventRepository) {
     });
   }
 
+  /** Takes back the event of a change that did not happen; if even that fails, what is kept is unknown. */
+  async function withdraw(id: number): Promise<void> {
+    await events.remove(id).catch((err: unknown) => {
+      throw new OutcomeUnknownError('mysql', err);
+    });
+  }
+
   return {
-    /** `null`: a login of a username that does not exist, written so its refusal costs what a wrong password's does. */
-    async ofUser(req: Request, userId: number | null, event: EventOf): Promise<void> {
-      await events.insert(userId, eventOf(req, event));
+    /**
+     * `null`: a login of a username that does not exist, written so its refusal
+     * costs what a wrong password's does. Resolves the event's id.
+     */
+    async ofUser(req: Request, userId: number | null, event: EventOf): Promise<number> {
+      const id = await events.insert(userId, eventOf(req, event));
       sweepIfDue(req);
+      return id;
     },
 
-    /** For routes that know the user by a session's username (its stored spelling). */
-    async ofUsername(req: Request, username: string, event: EventOf): Promise<void> {
-      await events.insertForUsername(username, eventOf(req, event));
+    /** The event's INSERT, for the transaction of the change it records. */
+    entry(req: Request, userId: number, event: EventOf): Statement {
+      return events.insertion(userId, eventOf(req, event));
+    },
+
+    /** Takes back an event written by `ofUser` whose change did not happen. */
+    withdraw,
+
+    /**
+     * An ending of sessions, recorded before it is carried out (the routes
+     * know the user by a session's username, its stored spelling): a failure
+     * to write the event ends nothing. An ending that failed with nothing
+     * ended, or that `happened` says ended nothing, takes its event back
+     * before its answer; an outcome unknown keeps it, for the ending may have
+     * happened (its retry writes its own).
+     */
+    async ending<T>(
+      req: Request,
+      username: string,
+      event: EventOf,
+      end: () => Promise<T>,
+      happened: (result: T) => boolean = () => true,
+    ): Promise<T> {
+      const id = await events.insertForUsername(username, eventOf(req, event));
+      let result: T;
+      try {
+        result = await end();
+      } catch (err) {
+        if (id !== undefined && !(err instanceof OutcomeUnknownError)) await withdraw(id);
+        throw err;
+      }
+      if (id !== undefined && !happened(result)) await withdraw(id);
       sweepIfDue(req);
+      return result;
     },
   };
 }

@@ -30,6 +30,8 @@ export function sessionRepository(layout: SessionStoreOptions) {
       login: OriginRequest,
       stamp: CredentialStamp,
     ) => fromRedis(store.create(token, username, ttlSeconds, login, stamp)),
+    /** Once a login has answered: the cap, and the index's expired entries (see SessionStore.trim). */
+    trim: (token: string, username: string) => fromRedis(store.trim(token, username)),
     find: (token: string) => fromRedis(store.find(token)),
     revoke: (token: string, username: string) => fromRedis(store.revoke(token, username)),
     list: (username: string, token: string) => fromRedis(userSessions.list(username, token)),
@@ -40,7 +42,8 @@ export function sessionRepository(layout: SessionStoreOptions) {
     /**
      * After a password change: fails every login that read the old hash (in md5
      * also retires `oldToken`, the old password's), then ends every session of
-     * the user (in md5 the current token's, the one a user has).
+     * the user, the current one last (in md5 the current token's, the one a
+     * user has).
      */
     endAllForNewPassword: async (username: string, token: string, oldToken?: string) => {
       await fromRedis(store.changeCredentials(username, oldToken));

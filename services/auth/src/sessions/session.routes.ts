@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { failure, guardedFailures, success } from '../api-docs/responses.docs.js';
+import {
+  failure,
+  guardedFailures,
+  guardedWriteFailures,
+  success,
+} from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
 import type { AuthRoute } from '../http/routes.js';
 import type { sessionHandlers } from './session.handlers.js';
@@ -76,7 +81,7 @@ export const sessionRoutes: AuthRoute<ReturnType<typeof sessionHandlers>>[] = [
         404,
         SESSION_NOT_FOUND,
       ),
-      ...guardedFailures,
+      ...guardedWriteFailures,
     },
   },
   {
@@ -88,7 +93,7 @@ export const sessionRoutes: AuthRoute<ReturnType<typeof sessionHandlers>>[] = [
     guard: true,
     responses: {
       200: success('The other sessions have ended.', OTHER_SESSIONS_ENDED, endedCount('others')),
-      ...guardedFailures,
+      ...guardedWriteFailures,
     },
   },
   {
@@ -100,7 +105,7 @@ export const sessionRoutes: AuthRoute<ReturnType<typeof sessionHandlers>>[] = [
     guard: true,
     responses: {
       200: success('Every session has ended.', ALL_SESSIONS_ENDED, endedCount('sessions')),
-      ...guardedFailures,
+      ...guardedWriteFailures,
     },
   },
 ];

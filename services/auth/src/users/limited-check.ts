@@ -15,6 +15,8 @@ export function limitedChecks(limiter: LoginLimiter, onPasswordCheck?: () => voi
     username: string,
     counted: Counted,
     check: () => Promise<T>,
+    /** A login's device, which a success makes the user's last. */
+    device?: string,
   ): Promise<{ verdict: T; lockStarted: boolean }> {
     const admission = await limiter.admit(username, counted, () => !req.socket.destroyed);
     if (admission.outcome === 'locked') {
@@ -30,7 +32,7 @@ export function limitedChecks(limiter: LoginLimiter, onPasswordCheck?: () => voi
       await limiter.settle(slot, 'abandoned').catch(() => {});
       throw err;
     }
-    const lockStarted = await limiter.settle(slot, verdict.ok ? 'succeeded' : 'failed');
+    const lockStarted = await limiter.settle(slot, verdict.ok ? 'succeeded' : 'failed', device);
     return { verdict, lockStarted };
   };
 }

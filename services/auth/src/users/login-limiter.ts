@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BusyError, type RedisClient } from '@svc/common';
 import { fromRedis } from '../redis-failure.js';
-import { ADMIT, SETTLE } from './login-limiter-scripts.js';
+import { ADMIT, ADMIT_DEVICE, SETTLE } from './login-limiter-scripts.js';
 
 const LOGIN_FAILURES_PREFIX = 'auth:login-failures:';
 
@@ -36,6 +36,23 @@ export function deviceFailuresKey(username: string, deviceId: string): string {
   return `${usernameKeys(username)}!device:${deviceId}`;
 }
 
+/** Failures the user's devices share while the account's budget is spent. */
+function devicesFailuresKey(username: string): string {
+  return `${usernameKeys(username)}!devices`;
+}
+
+/** The device of the user's last successful login. */
+export function lastDeviceKey(username: string): string {
+  return `${usernameKeys(username)}!last-device`;
+}
+
+/**
+ * How long the last device is remembered: device tokens do not expire, and
+ * the owner's device is spared the devices' shared budget however long ago it
+ * logged in, within a year and a month.
+ */
+const LAST_DEVICE_SECONDS = 400 * 24 * 3600;
+
 interface LimiterSettings {
   maxFailures: number;
   /** The budget of a username across every address (without a device token). */
@@ -47,13 +64,16 @@ interface LimiterSettings {
 /**
  * What a check counts against: the (username, address) pair, and with
  * `account` also the username's budget across all addresses; or one device
- * of the user, alone.
+ * of the user (and, while that budget is spent, the budget its devices share).
  */
 export type Counted = { address: string; account?: boolean } | { deviceId: string };
 
 /** A password check the limiter allowed; settle it with its outcome. */
 interface Slot {
+  username: string;
+  /** What it counts against, and each one's limit. */
   keys: string[];
+  limits: number[];
   id: string;
 }
 
@@ -79,29 +99,56 @@ export function loginLimiter(redis: RedisClient, settings: LimiterSettings) {
   const script = (lua: string, keys: string[], ...args: (string | number)[]) =>
     fromRedis(redis.eval(lua, keys.length, ...keys, ...args));
 
-  function keysOf(username: string, counted: Counted): string[] {
-    if ('deviceId' in counted) return [deviceFailuresKey(username, counted.deviceId)];
-    const pair = loginFailuresKey(username, counted.address);
-    return counted.account ? [pair, accountFailuresKey(username)] : [pair];
+  /** A slot, or why there is none, from an ADMIT's answer. */
+  function attemptOf(
+    answer: number,
+    slot: { username: string; keys: string[]; limits: number[]; id: string },
+  ): Attempt {
+    const { username, keys, limits, id } = slot;
+    if (answer === -1) return { outcome: 'admitted', slot };
+    if (answer === -3) {
+      // A device's check while the account is locked: also against the devices' shared budget.
+      const shared = devicesFailuresKey(username);
+      const slot = { username, keys: [...keys, shared], limits: [...limits, maxFailures], id };
+      return { outcome: 'admitted', slot };
+    }
+    if (answer === -2) return { outcome: 'busy' };
+    return { outcome: 'locked', retryAfter: answer };
   }
 
-  async function tryAdmit(keys: string[]): Promise<Attempt> {
+  async function tryAdmit(username: string, counted: Counted): Promise<Attempt> {
     const id = randomUUID();
-    const answer = Number(
-      await script(
-        ADMIT,
-        keys,
-        Date.now(),
+    const now = Date.now();
+    if ('deviceId' in counted) {
+      const device = deviceFailuresKey(username, counted.deviceId);
+      const keys = [device, accountFailuresKey(username), devicesFailuresKey(username)];
+      const answer = await script(
+        ADMIT_DEVICE,
+        [...keys, lastDeviceKey(username)],
+        now,
         id,
         SLOT_MS,
         windowSeconds,
         maxFailures,
         accountMaxFailures,
-      ),
+        counted.deviceId,
+      );
+      return attemptOf(Number(answer), { username, keys: [device], limits: [maxFailures], id });
+    }
+    const pair = loginFailuresKey(username, counted.address);
+    const keys = counted.account ? [pair, accountFailuresKey(username)] : [pair];
+    const answer = await script(
+      ADMIT,
+      keys,
+      now,
+      id,
+      SLOT_MS,
+      windowSeconds,
+      maxFailures,
+      accountMaxFailures,
     );
-    if (answer === -1) return { outcome: 'admitted', slot: { keys, id } };
-    if (answer === -2) return { outcome: 'busy' };
-    return { outcome: 'locked', retryAfter: answer };
+    const limits = counted.account ? [maxFailures, accountMaxFailures] : [maxFailures];
+    return attemptOf(Number(answer), { username, keys, limits, id });
   }
 
   return {
@@ -112,27 +159,30 @@ export function loginLimiter(redis: RedisClient, settings: LimiterSettings) {
      * up with a BusyError.
      */
     async admit(username: string, counted: Counted, wanted: () => boolean): Promise<Admission> {
-      const keys = keysOf(username, counted);
       const deadline = Date.now() + BUSY_WAIT_MS;
       for (;;) {
-        const attempt = await tryAdmit(keys);
+        const attempt = await tryAdmit(username, counted);
         if (attempt.outcome !== 'busy') return attempt;
         if (Date.now() > deadline || !wanted()) throw new BusyError(BUSY_RETRY_AFTER_SECONDS);
         await sleep(BUSY_RETRY_MS + Math.random() * BUSY_RETRY_MS);
       }
     },
 
-    /** Records how the check went; true when this failure started a lock. */
-    async settle(slot: Slot, outcome: CheckOutcome): Promise<boolean> {
+    /**
+     * Records how the check went, and on a success `device` (the login's) as
+     * the user's last device; true when this failure started a lock.
+     */
+    async settle(slot: Slot, outcome: CheckOutcome, device = ''): Promise<boolean> {
       const locked = await script(
         SETTLE,
-        slot.keys,
+        [lastDeviceKey(slot.username), ...slot.keys],
         slot.id,
         outcome,
         windowSeconds,
         lockSeconds,
-        maxFailures,
-        accountMaxFailures,
+        device,
+        LAST_DEVICE_SECONDS,
+        ...slot.limits,
       );
       return Number(locked) === 1;
     },

@@ -1,11 +1,5 @@
-import { AppError, messageBody } from '@svc/common';
-import {
-  INVALID_TOKEN_MESSAGE,
-  isWellFormedToken,
-  md5Token,
-  randomToken,
-  readToken,
-} from '@svc/session-guard';
+import { AppError, messageBody, OutcomeUnknownError } from '@svc/common';
+import { isWellFormedToken, md5Token, randomToken, readToken } from '@svc/session-guard';
 import type { Request, Response } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
 import type { AuthSettings } from '../config.js';
@@ -16,22 +10,15 @@ import type { SecretRepository } from '../security/secret.repository.js';
 import type { SecurityLog } from '../security/security-log.js';
 import type { SessionRepository } from '../sessions/session.repository.js';
 import { sessionOf } from '../sessions/session-guard.js';
-import { DEVICE_TOKEN_HEADER, deviceOf, newDeviceToken } from './device-token.js';
+import { DEVICE_TOKEN_HEADER, deviceOf, deviceTokenOf, newDeviceId } from './device-token.js';
 import { limitedChecks } from './limited-check.js';
 import type { Counted, LoginLimiter } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
-import {
-  LOGGED_IN,
-  LOGGED_OUT,
-  PASSWORD_CHANGED,
-  REGISTERED,
-  USERNAME_TAKEN,
-  VERIFIED,
-  WRONG_CREDENTIALS,
-  WRONG_OLD_PASSWORD,
-} from './user.messages.js';
+import { passwordChange } from './password-change.js';
+import { registerRetries } from './registration.js';
+import { LOGGED_IN, LOGGED_OUT, REGISTERED, VERIFIED, WRONG_CREDENTIALS } from './user.messages.js';
 import type { UserRepository, UserRow } from './user.repository.js';
-import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
+import { loginBody, registerBody } from './user.schema.js';
 
 /** What the user handlers work with: the data layer, the settings and a metrics hook. */
 interface UserHandlerDeps {
@@ -58,6 +45,7 @@ export function userHandlers({
   onPasswordCheck,
 }: UserHandlerDeps) {
   const limitedCheck = limitedChecks(limiter, onPasswordCheck);
+  const registered = registerRetries(users, limiter);
 
   /**
    * A failed login: logged (and the lock it may have started), counted, refused.
@@ -71,12 +59,32 @@ export function userHandlers({
     throw new AppError(401, WRONG_CREDENTIALS);
   }
 
-  async function rehash(req: Request, user: UserRow, password: string): Promise<void> {
+  /** The hash stored once the login is over: a new one of the same password, or the old. */
+  async function rehash(req: Request, user: UserRow, password: string): Promise<string> {
     try {
-      await users.updatePassword(user.id, await hashPassword(password), user.password);
+      const hash = await hashPassword(password);
+      return (await users.rehash(user.id, hash, user.password)) ? hash : user.password;
     } catch (err) {
       // The login itself is good; the next one tries again.
       req.log.warn({ err, userId: user.id }, 'password rehash failed');
+      return user.password;
+    }
+  }
+
+  /**
+   * The login's commit is its `login` event: until it is written, the session
+   * is ended again on any failure, so a failed login leaves nothing; the event
+   * written, the login happened. Only an outcome the service cannot know (the
+   * event's, or an ending that failed too) is answered as one.
+   */
+  async function committed(token: string, user: UserRow, event: () => Promise<number>) {
+    try {
+      await event();
+    } catch (err) {
+      await sessions.revoke(token, user.username).catch((cause: unknown) => {
+        throw new OutcomeUnknownError('redis', cause);
+      });
+      throw err;
     }
   }
 
@@ -84,8 +92,8 @@ export function userHandlers({
     async register(req: Request, res: Response) {
       const { username, password } = parseBody(registerBody, req.body);
       const id = await users.insert(username, await hashPassword(password));
-      if (id === undefined) throw new AppError(409, USERNAME_TAKEN);
-      res.json(messageBody(200, REGISTERED, { id, username }));
+      const user = id === undefined ? await registered(req, username, password) : { id, username };
+      res.json(messageBody(200, REGISTERED, user));
     },
 
     /*
@@ -102,33 +110,48 @@ export function userHandlers({
       const user = await users.findByUsername(username);
       const deviceSecret = await secrets.secret('device');
       const sentDevice = req.get(DEVICE_TOKEN_HEADER);
-      const deviceId = deviceOf(deviceSecret, sentDevice, user?.id);
+      const deviceId = deviceOf(deviceSecret, sentDevice, user);
       const counted: Counted = deviceId
         ? { deviceId }
         : { address: clientAddress(req), account: true };
-      const { verdict, lockStarted } = await limitedCheck(req, res, username, counted, () =>
-        user
-          ? verifyPassword(password, user.password)
-          : burnVerification(password).then(() => ({ ok: false, needsRehash: false })),
+      const device = deviceId ?? newDeviceId();
+      const { verdict, lockStarted } = await limitedCheck(
+        req,
+        res,
+        username,
+        counted,
+        () =>
+          user
+            ? verifyPassword(password, user.password)
+            : burnVerification(password).then(() => ({ ok: false, needsRehash: false })),
+        device,
       ).catch((err) => {
         if (err instanceof AppError && err.status === 429) onLogin?.('locked');
         throw err;
       });
       if (!user || !verdict.ok) return refuse(req, user, lockStarted);
 
-      if (verdict.needsRehash && settings.passwordRehash) await rehash(req, user, password);
+      const stored =
+        verdict.needsRehash && settings.passwordRehash
+          ? await rehash(req, user, password)
+          : user.password;
       const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
-      const deviceToken =
-        deviceId && sentDevice ? sentDevice : newDeviceToken(deviceSecret, user.id);
+      // Signed over the hash stored now: the device's token of the password it logged in with.
+      const deviceToken = deviceTokenOf(deviceSecret, { id: user.id, password: stored }, device);
       const session = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
       // null: the password changed while this login checked the old one.
       if (session === null) return refuse(req, user, false);
-      // After the session, so the log never shows a login that its answer refused.
-      await securityLog.ofUser(req, user.id, {
-        type: 'login',
-        newDevice: !deviceId,
-        sessionId: session.id,
-      });
+      await committed(token, user, () =>
+        securityLog.ofUser(req, user.id, {
+          type: 'login',
+          newDevice: !deviceId,
+          sessionId: session.id,
+        }),
+      );
+      // The answer is certain from here; what the trim could not do, the next login does.
+      await sessions
+        .trim(token, user.username)
+        .catch((err: unknown) => req.log.warn({ err }, 'trimming the sessions failed'));
       onLogin?.('success');
       res.json(messageBody(200, LOGGED_IN, { token, expiresIn: session.expiresIn, deviceToken }));
     },
@@ -158,38 +181,12 @@ export function userHandlers({
 
     async logout(req: Request, res: Response) {
       const { token, username } = sessionOf(req);
-      await sessions.revoke(token, username);
-      await securityLog.ofUsername(req, username, { type: 'session_ended' });
+      await securityLog.ending(req, username, { type: 'session_ended' }, () =>
+        sessions.revoke(token, username),
+      );
       res.json(messageBody(200, LOGGED_OUT));
     },
 
-    async changePassword(req: Request, res: Response) {
-      const { oldPassword, newPassword } = parseBody(changePasswordBody, req.body);
-      const { token, username } = sessionOf(req);
-      const user = await users.findByUsername(username);
-      if (!user) {
-        // The account is gone; so is the point of its session.
-        await sessions.revoke(token, username);
-        throw new AppError(401, INVALID_TOKEN_MESSAGE);
-      }
-      const { verdict, lockStarted } = await limitedCheck(
-        req,
-        res,
-        username,
-        { address: clientAddress(req) },
-        () => verifyPassword(oldPassword, user.password),
-      );
-      if (!verdict.ok) {
-        if (lockStarted) await securityLog.ofUser(req, user.id, { type: 'locked' });
-        throw new AppError(400, WRONG_OLD_PASSWORD);
-      }
-
-      await users.updatePassword(user.id, await hashPassword(newPassword));
-      // md5: the old password's token, which a racing login would write again.
-      const oldToken = sessions.scheme === 'md5' ? md5Token(user.username, oldPassword) : undefined;
-      await sessions.endAllForNewPassword(user.username, token, oldToken);
-      await securityLog.ofUser(req, user.id, { type: 'password_changed' });
-      res.json(messageBody(200, PASSWORD_CHANGED));
-    },
+    changePassword: passwordChange({ users, sessions, securityLog, limitedCheck }),
   };
 }

@@ -1,11 +1,18 @@
-import { type Database, DuplicateEntryError } from '@svc/common';
+import { type Database, DuplicateEntryError, type Statement } from '@svc/common';
 
 export interface UserRow {
   id: number;
   username: string;
   password: string;
   roles: string;
+  createdAt: Date;
+  /** When the password was last changed through the service; null when never. */
+  passwordChangedAt: Date | null;
 }
+
+const USER = `SELECT u.id, u.username, u.password, u.roles, u.create_time AS createdAt,
+  c.changed_at AS passwordChangedAt
+  FROM users u LEFT JOIN password_changes c ON c.user_id = u.id WHERE u.username = ?`;
 
 /** Users in MySQL; the Database turns a failure into a domain error (StoreUnavailableError…). */
 export function userRepository(db: Database) {
@@ -16,10 +23,7 @@ export function userRepository(db: Database) {
      * narrowed to the ones that differ only in case.
      */
     async findByUsername(username: string): Promise<UserRow | undefined> {
-      const rows = await db.select<UserRow>(
-        'SELECT id, username, password, roles FROM users WHERE username = ?',
-        [username],
-      );
+      const rows = await db.select<UserRow>(USER, [username]);
       const wanted = username.toLowerCase();
       return rows.find((row) => String(row.username).toLowerCase() === wanted);
     },
@@ -39,16 +43,29 @@ export function userRepository(db: Database) {
     },
 
     /**
-     * Replaces the hash; with `expected`, only while the stored one is still that
-     * (a rehash must not undo a password change that happened meanwhile).
+     * A new hash of the same password (a rehash), only while the stored one is
+     * still `expected`: it must not undo a password change that happened meanwhile.
      */
-    async updatePassword(id: number, passwordHash: string, expected?: string): Promise<boolean> {
-      const sql =
-        expected === undefined
-          ? 'UPDATE users SET password = ? WHERE id = ?'
-          : 'UPDATE users SET password = ? WHERE id = ? AND password = ?';
-      const values = expected === undefined ? [passwordHash, id] : [passwordHash, id, expected];
-      return (await db.update(sql, values)) === 1;
+    async rehash(id: number, passwordHash: string, expected: string): Promise<boolean> {
+      const sql = 'UPDATE users SET password = ? WHERE id = ? AND password = ?';
+      return (await db.update(sql, [passwordHash, id, expected])) === 1;
+    },
+
+    /**
+     * A new password: the hash, when it changed, and `alongside` (its security
+     * event) in one transaction, whose COMMIT is the change. A failure before
+     * it wrote nothing; one of the COMMIT itself is an OutcomeUnknownError.
+     */
+    async changePassword(id: number, passwordHash: string, alongside: Statement[]): Promise<void> {
+      await db.readCommitted(async (run) => {
+        await run('UPDATE users SET password = ? WHERE id = ?', [passwordHash, id]);
+        await run(
+          `INSERT INTO password_changes (user_id, changed_at) VALUES (?, NOW(3))
+           ON DUPLICATE KEY UPDATE changed_at = VALUES(changed_at)`,
+          [id],
+        );
+        for (const { sql, values } of alongside) await run(sql, values);
+      });
     },
   };
 }

@@ -4,12 +4,14 @@ import {
   bodyParserFailures,
   failure,
   guardedFailures,
+  guardedWriteFailures,
   guardFailure,
   invalidBody,
   storeUnavailable,
   strayBody,
   success,
   TOKEN_OPTIONAL,
+  writeUnavailable,
 } from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
 import type { AuthRoute } from '../http/routes.js';
@@ -70,7 +72,7 @@ export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
       400: invalidBody(registerBody, [{ username: 'a', password: 'correct-horse' }]),
       409: failure('The username is taken, in any letter case.', 409, USERNAME_TAKEN),
       ...bodyParserFailures,
-      503: storeUnavailable,
+      503: writeUnavailable,
     },
   },
   {
@@ -91,7 +93,7 @@ export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
       401: failure('Unknown username or wrong password.', 401, WRONG_CREDENTIALS),
       ...bodyParserFailures,
       429: locked,
-      503: storeUnavailable,
+      503: writeUnavailable,
     },
   },
   {
@@ -158,7 +160,7 @@ export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
     guard: true,
     responses: {
       200: success('The session has ended.', LOGGED_OUT),
-      ...guardedFailures,
+      ...guardedWriteFailures,
     },
   },
   {
@@ -180,7 +182,7 @@ export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
       401: guardFailure,
       ...bodyParserFailures,
       429: locked,
-      503: storeUnavailable,
+      503: writeUnavailable,
     },
   },
 ];

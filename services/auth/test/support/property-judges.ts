@@ -1,6 +1,7 @@
 import { parse } from 'node:querystring';
 import { expect } from 'vitest';
 import { defaultSettings } from '../../src/config.js';
+import { lastDeviceKey } from '../../src/users/login-limiter.js';
 import {
   type Answer,
   accountKey,
@@ -103,6 +104,36 @@ function refused(sent: SentRequest): Verdict | undefined {
   return parsed.kind === 'refused' ? fail(parsed.status, parsed.message) : undefined;
 }
 
+/**
+ * A register of a taken name: the retry of the account's own register (its
+ * exact spelling, made minutes ago, the same password) answers as that one
+ * did, and a wrong password is counted as a login's; anything else is 409.
+ */
+function registeredBefore(model: Model, before: Snapshot, username: string, password: string) {
+  const taken = fail(409, '用户名已存在');
+  const account = model.accounts.find((candidate) => candidate.username === username);
+  if (!account) return taken;
+  const key = failuresKey(username);
+  const ofAccount = accountKey(username);
+  const failures = Number(before.keys.get(key) ?? 0);
+  const accountFailures = Number(before.keys.get(ofAccount) ?? 0);
+  if (accountFailures >= ACCOUNT_MAX_FAILURES || failures >= MAX_FAILURES) return taken;
+  if (samePassword(password, account.password)) {
+    return {
+      status: 200,
+      message: '注册成功',
+      data: { id: account.id, username },
+      redis: () => new Map<string, KeyRule>([[key, { absent: true }]]),
+    };
+  }
+  const counted = () =>
+    new Map([
+      [key, { value: String(failures + 1) }],
+      [ofAccount, { value: String(accountFailures + 1) }],
+    ]);
+  return { ...taken, redis: counted };
+}
+
 export const judges = {
   register:
     (model: Model): Judge =>
@@ -112,7 +143,7 @@ export const judges = {
       const { username = '', password = '' } = checked.fields;
       const wanted = username.toLowerCase();
       const taken = [...before.users.values()].some((u) => u.username.toLowerCase() === wanted);
-      if (taken) return fail(409, '用户名已存在');
+      if (taken) return registeredBefore(model, before, username, password);
       return {
         status: 200,
         message: '注册成功',
@@ -174,6 +205,7 @@ export const judges = {
             [key, { absent: true }],
             [model.sessionKey(token), { value: account.username }],
             [model.metadataKey(token), { present: true }],
+            [lastDeviceKey(account.username), { present: true }],
           ]);
           if (model.scheme === 'random') {
             rules.set(model.indexKey(account.username), { members: [sha256(token)] });
