@@ -1,5 +1,5 @@
 export { type CapturedLogs, captureLogs } from './capture-logs.js';
-export { type FaultProxy, startFaultProxy } from './fault-proxy.js';
+export { type Fault, type FaultKind, type FaultProxy, startFaultProxy } from './fault-proxy.js';
 export { setupTestServers } from './global-setup.js';
 export { type MainProcess, startMain } from './main-process.js';
 export { startMariaDbReplication, type TestMariaDbReplication } from './mariadb-replication.js';
