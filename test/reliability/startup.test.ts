@@ -202,6 +202,7 @@ describe('the root migrate script', () => {
     expect(await run.exited, run.output()).toBe(0);
     expect(await tablesOf(auth.settings)).toEqual([
       'auth_secrets',
+      'password_changes',
       'schema_migrations',
       'security_events',
       'users',
