@@ -1,5 +1,23 @@
 /** The login limiter's Lua scripts; login-limiter.ts runs them and names their keys. */
 
+/** A key's failures and its slots in flight, expired slots dropped (`now` the caller's time). */
+const STATE = `local function state(key)
+  local failures, inFlight = 0, 0
+  local fields = redis.call('HGETALL', key)
+  for i = 1, #fields, 2 do
+    local name, value = fields[i], fields[i + 1]
+    if name == 'failures' then
+      failures = tonumber(value)
+    elseif tonumber(value) < now then
+      redis.call('HDEL', key, name)
+    else
+      inFlight = inFlight + 1
+    end
+  end
+  return failures, inFlight
+end
+`;
+
 /*
  * One hash per pair (or device), and one per username's account budget; all
  * keys of a username share a hash slot, so each script runs unchanged on a
@@ -21,22 +39,7 @@
 export const ADMIT = `
 local now, id, slotMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
 local window = ARGV[4]
-local function state(key)
-  local failures, inFlight = 0, 0
-  local fields = redis.call('HGETALL', key)
-  for i = 1, #fields, 2 do
-    local name, value = fields[i], fields[i + 1]
-    if name == 'failures' then
-      failures = tonumber(value)
-    elseif tonumber(value) < now then
-      redis.call('HDEL', key, name)
-    else
-      inFlight = inFlight + 1
-    end
-  end
-  return failures, inFlight
-end
-local key = KEYS[1]
+${STATE}local key = KEYS[1]
 if redis.call('TYPE', key).ok == 'string' then
   local count, ttl = redis.call('GET', key), redis.call('PTTL', key)
   redis.call('DEL', key)
@@ -71,22 +74,7 @@ return -1`;
 export const ADMIT_DEVICE = `
 local now, id, slotMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
 local window, max = ARGV[4], tonumber(ARGV[5])
-local function state(key)
-  local failures, inFlight = 0, 0
-  local fields = redis.call('HGETALL', key)
-  for i = 1, #fields, 2 do
-    local name, value = fields[i], fields[i + 1]
-    if name == 'failures' then
-      failures = tonumber(value)
-    elseif tonumber(value) < now then
-      redis.call('HDEL', key, name)
-    else
-      inFlight = inFlight + 1
-    end
-  end
-  return failures, inFlight
-end
-local function take(key)
+${STATE}local function take(key)
   redis.call('HSET', key, 'p:' .. id, now + slotMs)
   if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, window) end
 end
