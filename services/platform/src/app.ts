@@ -1,4 +1,7 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import {
+  buildOpenApi,
   createBaseApp,
   docsRouter,
   healthRouter,
@@ -6,34 +9,41 @@ import {
   type Logger,
   type Metrics,
   messageBody,
+  type OpenApiDocument,
+  type OperationDoc,
   type Pool,
 } from '@svc/common';
 import type { Express } from 'express';
-import { platformDatabase } from './db/database.js';
-import { keptKeys } from './db/kept-keys.js';
-import { eventHandlers } from './events/event.handlers.js';
-import { eventRoutes } from './events/event.routes.js';
-import { type EventOutbox, eventOutbox } from './events/event-outbox.js';
+import { eventHandlers } from './feed/event.handlers.js';
+import { eventRoutes } from './feed/event.routes.js';
+import { type EventOutbox, eventOutbox } from './feed/event-outbox.js';
 import { adminOnly } from './http/admin-token.js';
+import { healthDocs } from './http/docs/health.docs.js';
+import { withMediaTypes } from './http/docs/media-types.js';
+import { DESCRIPTION, referenceDocs } from './http/docs/reference.docs.js';
+import { notFoundBody } from './http/docs/reply-schemas.js';
+import { ADMIN_TOKEN_SCHEME, operationDocs } from './http/docs/route-doc.js';
+import { statusOperation } from './http/docs/status-route.js';
 import { errorHandler, notFound } from './http/errors.js';
-import { NOT_READY } from './http/messages.js';
+import { createSlots } from './http/lists/slots.js';
+import { NOT_FOUND, NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
 import { failureEnvelopes, type RouteMiddleware, specRouter, statusRouter } from './http/routes.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { IDEMPOTENT_REPLAYED } from './idempotency/idempotency.messages.js';
-import { createSlots } from './lists/slots.js';
+import { keptKeys } from './idempotency/kept-keys.js';
 import { merchantHandlers } from './merchants/merchant.handlers.js';
 import { merchantRepository } from './merchants/merchant.repository.js';
 import { merchantRoutes } from './merchants/merchant.routes.js';
 import { serviceHandlers } from './offerings/service.handlers.js';
 import { serviceRepository } from './offerings/service.repository.js';
 import { serviceRoutes } from './offerings/service.routes.js';
-import { platformDocument, specRoutes, statusRoutes } from './openapi.js';
 import { orderHandlers } from './orders/order.handlers.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { platformMetrics } from './platform-metrics.js';
-import type { ReplicaSet } from './replicas/replica-set.js';
+import { platformDatabase } from './store/database.js';
+import type { ReplicaSet } from './store/replicas/replica-set.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import { webhookHandlers } from './webhooks/webhook.handlers.js';
 import { webhookRepository } from './webhooks/webhook.repository.js';
@@ -128,3 +138,45 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorHandler(failureEnvelopes(specRoutes, statusRoutes)));
   return app;
 }
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/** The spec's routes, each failing in its own envelope at HTTP 200. */
+export const specRoutes = [...merchantRoutes, ...serviceRoutes, ...orderRoutes];
+
+/** The routes outside the spec, whose failures are answered at their HTTP status. */
+export const statusRoutes = [...eventRoutes, ...webhookRoutes];
+
+/** Every operation of the service, with the zod schemas its requests and answers follow. */
+export const platformOperations: OperationDoc[] = [
+  ...specRoutes.flatMap(operationDocs),
+  ...statusRoutes.map(({ handler, json, ...route }) => statusOperation(route)),
+  ...healthDocs,
+  ...referenceDocs,
+];
+
+export const platformDocument: OpenApiDocument = withMediaTypes(
+  buildOpenApi({
+    info: { title: 'Platform service', version, description: DESCRIPTION },
+    operations: platformOperations,
+    securitySchemes: {
+      [ADMIN_TOKEN_SCHEME]: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'The value of PLATFORM_ADMIN_TOKEN. Required by the administrator routes only while the service runs with that variable set; otherwise every route is open.',
+      },
+    },
+    notFound: {
+      description: 'Any path no route serves',
+      schema: notFoundBody,
+      example: { code: 404, message: NOT_FOUND },
+    },
+  }),
+  platformOperations,
+);
+
+/** The committed copy of the document, beside src/ and dist/ alike. */
+export const documentFile = fileURLToPath(new URL('../openapi.json', import.meta.url));
+
+export const documentText = (document: OpenApiDocument) => `${JSON.stringify(document, null, 2)}\n`;

@@ -13,14 +13,11 @@ import {
 } from '@svc/common';
 import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
-import { platformDatabase } from './db/database.js';
-import { keptKeys } from './db/kept-keys.js';
-import { eventOutbox } from './events/event-outbox.js';
-import { eventRetention } from './events/event-retention.js';
-import { sweepOldEvents } from './events/event-sweeper.js';
-import { sweepExpiredKeys } from './idempotency/key-sweeper.js';
+import { eventOutbox } from './feed/event-outbox.js';
 import { migrationsDir } from './migrations-dir.js';
-import { replicaSet } from './replicas/replica-set.js';
+import { platformDatabase } from './store/database.js';
+import { replicaSet } from './store/replicas/replica-set.js';
+import { startSweeps } from './sweeps.js';
 import { webhookDeliverer } from './webhooks/deliverer.js';
 import { webhookRepository } from './webhooks/webhook.repository.js';
 
@@ -82,18 +79,18 @@ await runService('platform', async () => {
       "PLATFORM_ADMIN_TOKEN is unset: the administrator routes and customers' phone numbers are open to anyone",
     );
   }
-  const keys = keptKeys(db, config.IDEMPOTENCY_TTL_SECONDS);
-  const stopSweeping = sweepExpiredKeys(keys, config.IDEMPOTENCY_TTL_SECONDS, logger);
+  const stopSweeping = startSweeps(db, {
+    ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+    retentionDays: config.EVENT_RETENTION_DAYS,
+    logger,
+  });
   const stopPublishing = outbox.publisher.start();
-  const stopRetention = sweepOldEvents(eventRetention(db), config.EVENT_RETENTION_DAYS, logger);
   deliverer.start();
   const shutdown = shutdownGracefully(server, {
     graceMs: config.SHUTDOWN_GRACE_MS,
     logger,
     close: async () => {
-      stopSweeping();
-      stopRetention();
-      await Promise.all([stopPublishing(), deliverer.stop()]);
+      await Promise.all([stopSweeping(), stopPublishing(), deliverer.stop()]);
       return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
     },
   });

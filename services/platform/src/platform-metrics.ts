@@ -1,7 +1,13 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { EventOutbox } from './events/event-outbox.js';
-import type { OrderRepository } from './orders/order.repository.js';
-import type { ReplicaSet } from './replicas/replica-set.js';
+import type { EventType } from './store/events/outbox.js';
+import type { ReplicaSet } from './store/replicas/replica-set.js';
+
+/** What the events' parts of an instance tell (feed/event-outbox.ts). */
+interface EventCounts {
+  published: ReadonlyMap<EventType, number>;
+  oldestUndeliveredAge(): Promise<number>;
+  hub: { open(): number };
+}
 
 /**
  * What the platform adds to the shared metrics: new orders waiting for a turn
@@ -16,8 +22,9 @@ export function platformMetrics(
     outbox,
     deliveries,
   }: {
-    orders: OrderRepository;
-    outbox: EventOutbox;
+    /** The order repository's shared INSERTs (orders/order.repository.ts). */
+    orders: { insertsWaiting(): number };
+    outbox: EventCounts;
     /** Webhook attempts by outcome, where this instance delivers. */
     deliveries?: Record<string, number>;
   },
@@ -49,7 +56,7 @@ export function platformMetrics(
 
 function eventMetrics(
   registry: Registry,
-  { published, oldestUndeliveredAge, hub }: EventOutbox,
+  { published, oldestUndeliveredAge, hub }: EventCounts,
 ): void {
   new Counter({
     name: 'platform_events_written_total',

@@ -1,9 +1,9 @@
 import { KeyInFlightError, LockConflictError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
-import type { PlatformDatabase } from '../src/db/database.js';
-import { keptKeys } from '../src/db/kept-keys.js';
-import type { RequestKey } from '../src/db/key-rows.js';
-import { requestHash } from '../src/input/parse.js';
+import { requestHash } from '../src/http/input.js';
+import { keptKeys } from '../src/idempotency/kept-keys.js';
+import type { RequestKey } from '../src/idempotency/key-rows.js';
+import type { PlatformDatabase } from '../src/store/database.js';
 
 // The order of events a real race produces only now and then, laid out in turn:
 // this instance's transaction gives way to the key's holder, and the holder

@@ -1,7 +1,8 @@
 import type { Logger } from '@svc/common';
 import { describe, expect, it } from 'vitest';
-import type { EventRepository, FeedEvent } from '../src/events/event.repository.js';
-import { eventHub } from '../src/events/event-hub.js';
+import type { EventRepository } from '../src/feed/event.repository.js';
+import { eventHub } from '../src/feed/event-hub.js';
+import type { FeedEvent } from '../src/store/events/event-rows.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

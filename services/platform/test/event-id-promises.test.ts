@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pool, RowDataPacket } from '@svc/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platformDatabase } from '../src/db/database.js';
-import { eventOutbox } from '../src/events/event-outbox.js';
+import { eventOutbox } from '../src/feed/event-outbox.js';
+import { platformDatabase } from '../src/store/database.js';
 import { openStream } from './support/event-stream-client.js';
 import {
   createPlatformPool,

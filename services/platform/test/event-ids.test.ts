@@ -1,8 +1,8 @@
 import type { ResultSetHeader, RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platformDatabase } from '../src/db/database.js';
-import { publishCommitted } from '../src/events/publish.js';
+import { platformDatabase } from '../src/store/database.js';
+import { publishCommitted } from '../src/webhooks/deliveries.js';
 import {
   addMerchant,
   addOrder,

@@ -1,11 +1,11 @@
 import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { platformDatabase } from '../src/db/database.js';
-import { eventRepository } from '../src/events/event.repository.js';
-import { eventRetention } from '../src/events/event-retention.js';
-import { publishCommitted } from '../src/events/publish.js';
+import { eventRepository } from '../src/feed/event.repository.js';
+import { platformDatabase } from '../src/store/database.js';
 import { webhookDeliverer } from '../src/webhooks/deliverer.js';
+import { publishCommitted } from '../src/webhooks/deliveries.js';
+import { eventRetention } from '../src/webhooks/event-retention.js';
 import { webhookRepository } from '../src/webhooks/webhook.repository.js';
 import { NUMBERS } from './support/numbers.js';
 import { readsOf } from './support/session-reads.js';

@@ -3,8 +3,8 @@ import { type AddressInfo, connect } from 'node:net';
 import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { platformDatabase } from '../src/db/database.js';
-import { eventRetention } from '../src/events/event-retention.js';
+import { platformDatabase } from '../src/store/database.js';
+import { eventRetention } from '../src/webhooks/event-retention.js';
 import { openStream } from './support/event-stream-client.js';
 import {
   addMerchant,

@@ -3,8 +3,8 @@ import { rawClient } from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { platformDatabase } from '../src/db/database.js';
-import { keptKeys as keyStore } from '../src/db/kept-keys.js';
+import { keptKeys as keyStore } from '../src/idempotency/kept-keys.js';
+import { platformDatabase } from '../src/store/database.js';
 import {
   addMerchant,
   addService,

@@ -1,7 +1,7 @@
 import { AppError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
-import { feedQuery } from '../src/events/event.schema.js';
-import { parseInput, pathId } from '../src/input/parse.js';
+import { feedQuery } from '../src/feed/event.schema.js';
+import { parseInput, pathId } from '../src/http/input.js';
 import { newService } from '../src/offerings/service.schema.js';
 import { webhookParams } from '../src/webhooks/webhook.schema.js';
 

@@ -11,12 +11,12 @@ import { createTestDatabase, freePort, startMariaDbServer } from '@svc/test-kit'
 import mysql from 'mysql2/promise';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
-import { keptKeys } from '../src/db/kept-keys.js';
-import type { RequestKey } from '../src/db/key-rows.js';
-import { newRowsAround } from '../src/db/new-rows.js';
-import { newRowEvents } from '../src/events/outbox.js';
+import { keptKeys } from '../src/idempotency/kept-keys.js';
+import type { RequestKey } from '../src/idempotency/key-rows.js';
 import { migrationsDir } from '../src/migrations-dir.js';
+import { type PlatformDatabase, platformDatabase } from '../src/store/database.js';
+import { newRowEvents } from '../src/store/events/outbox.js';
+import { newRowsAround } from '../src/store/new-rows.js';
 import {
   addMerchant,
   addService,

@@ -3,8 +3,8 @@ import { type AddressInfo, connect } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendList } from '../src/lists/send-list.js';
-import { createSlots } from '../src/lists/slots.js';
+import { sendList } from '../src/http/lists/send-list.js';
+import { createSlots } from '../src/http/lists/slots.js';
 import {
   addMerchant,
   addService,

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cachedCounts } from '../src/db/cached-counts.js';
-import { platformDatabase } from '../src/db/database.js';
-import { keptKeys } from '../src/db/kept-keys.js';
+import { keptKeys } from '../src/idempotency/kept-keys.js';
 import { ORDER_TOTALS, orderRepository } from '../src/orders/order.repository.js';
+import { cachedCounts } from '../src/store/cached-counts.js';
+import { platformDatabase } from '../src/store/database.js';
 import {
   addMerchant,
   addOrder,

@@ -1,7 +1,7 @@
 import type { Pool, RowDataPacket } from '@svc/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventRepository } from '../src/events/event.repository.js';
-import { publishCommitted } from '../src/events/publish.js';
+import { eventRepository } from '../src/feed/event.repository.js';
+import { publishCommitted } from '../src/webhooks/deliveries.js';
 import { NUMBERS } from './support/numbers.js';
 import { readsOf } from './support/session-reads.js';
 import { createTestApp, type TestApp } from './support/test-app.js';

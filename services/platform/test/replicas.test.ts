@@ -11,9 +11,9 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig } from '../src/config.js';
 import { migrationsDir } from '../src/migrations-dir.js';
-import { gtidStatements } from '../src/replicas/gtid.js';
-import { replicaSet } from '../src/replicas/replica-set.js';
-import { sharedRead } from '../src/replicas/shared-read.js';
+import { gtidStatements } from '../src/store/replicas/gtid.js';
+import { replicaSet } from '../src/store/replicas/replica-set.js';
+import { sharedRead } from '../src/store/replicas/shared-read.js';
 import { addMerchant, createRecordedApp, testLogs } from './support/test-app.js';
 
 /**

@@ -1,11 +1,11 @@
 import { migrate, type RowDataPacket } from '@svc/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PlatformDatabase, platformDatabase } from '../src/db/database.js';
-import { keptKeys } from '../src/db/kept-keys.js';
+import { keptKeys } from '../src/idempotency/kept-keys.js';
 import { merchantRepository } from '../src/merchants/merchant.repository.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import { serviceRepository } from '../src/offerings/service.repository.js';
 import { orderRepository } from '../src/orders/order.repository.js';
+import { type PlatformDatabase, platformDatabase } from '../src/store/database.js';
 import { createTestApp, execute, type TestApp } from './support/test-app.js';
 
 let t: TestApp;

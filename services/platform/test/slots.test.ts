@@ -1,6 +1,6 @@
 import { BusyError } from '@svc/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSlots } from '../src/lists/slots.js';
+import { createSlots } from '../src/http/lists/slots.js';
 
 // The line's rules are about time, so these tests run on vitest's clock: a
 // loaded machine that fires timers late cannot change what they see.

@@ -1,4 +1,4 @@
-import type { Slots } from '../lists/slots.js';
+import type { Slots } from './lists/slots.js';
 
 /** What each resource's handlers are given besides its repository. */
 export interface RouterDeps {

@@ -1,7 +1,7 @@
 import { type TableRoute, tableRouter } from '@svc/common';
 import type { RequestHandler, Router } from 'express';
-import type { RouteDoc } from '../api-docs/route-doc.js';
-import type { StatusRouteDoc } from '../api-docs/status-route.js';
+import type { RouteDoc } from './docs/route-doc.js';
+import type { StatusRouteDoc } from './docs/status-route.js';
 import { type FailureEnvelope, statusEnvelope } from './envelopes.js';
 import { methodNotAllowed } from './errors.js';
 

@@ -1,10 +1,10 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
+import { jsonBody, parseInput, pathId, requestKey } from '../http/input.js';
+import { sendList } from '../http/lists/send-list.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
-import { jsonBody, parseInput, pathId, requestKey } from '../input/parse.js';
-import { sendList } from '../lists/send-list.js';
 import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 import type { MerchantRepository } from './merchant.repository.js';
 import { merchantListQuery, newMerchant } from './merchant.schema.js';

@@ -1,9 +1,10 @@
 import { NotFoundError } from '@svc/common';
-import type { PlatformDatabase } from '../db/database.js';
-import type { Created, KeptKeys } from '../db/kept-keys.js';
-import type { RequestKey } from '../db/key-rows.js';
-import { newRowsAround } from '../db/new-rows.js';
-import { type ListReads, limitClause, type Page } from '../db/page.js';
+import type { Created, KeptKeys } from '../idempotency/kept-keys.js';
+import type { RequestKey } from '../idempotency/key-rows.js';
+import type { PlatformDatabase } from '../store/database.js';
+import { type EventSource, newRowEvents, statusChange } from '../store/events/outbox.js';
+import { newRowsAround } from '../store/new-rows.js';
+import { type ListReads, limitClause, type Page } from '../store/page.js';
 import {
   jsonColumn,
   numberField,
@@ -11,8 +12,7 @@ import {
   selectColumns,
   textField,
   timeField,
-} from '../db/row-fields.js';
-import { type EventSource, newRowEvents, statusChange } from '../events/outbox.js';
+} from '../store/row-fields.js';
 import type { MerchantRow, NewMerchant } from './merchant.schema.js';
 
 /** A merchant row's fields, in the order the answers write them. */

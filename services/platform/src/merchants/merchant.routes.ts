@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { dataEnvelope, errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
-import { pageHeaders } from '../api-docs/reply-schemas.js';
+import { dataEnvelope, errorEnvelope, msgEnvelope } from '../http/docs/failure-envelopes.js';
+import { pageHeaders } from '../http/docs/reply-schemas.js';
+import { pathId } from '../http/input.js';
 import { LIST_FAILED, LISTED, notPositive, STORAGE_UNAVAILABLE } from '../http/messages.js';
 import type { SpecRoute } from '../http/routes.js';
-import { pathId } from '../input/parse.js';
 import type { merchantHandlers } from './merchant.handlers.js';
 import {
   MERCHANT_ADD_FAILED,

@@ -5,10 +5,10 @@ import {
   listReply,
   rowId,
   timestamp,
-} from '../api-docs/reply-schemas.js';
+} from '../http/docs/reply-schemas.js';
+import { requiredText } from '../http/input.js';
+import { pageQuery, toPage } from '../http/lists/list-query.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
-import { requiredText } from '../input/parse.js';
-import { pageQuery, toPage } from '../lists/list-query.js';
 import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 
 export const merchantListParams = z.object(pageQuery);

@@ -1,10 +1,10 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
+import { jsonBody, parseInput, pathId, requestKey } from '../http/input.js';
+import { sendList } from '../http/lists/send-list.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
-import { jsonBody, parseInput, pathId, requestKey } from '../input/parse.js';
-import { sendList } from '../lists/send-list.js';
 import { SERVICE_ADDED } from './service.messages.js';
 import type { ServiceRepository } from './service.repository.js';
 import { newService, serviceListQuery } from './service.schema.js';

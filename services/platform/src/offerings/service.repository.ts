@@ -1,9 +1,10 @@
 import { NotFoundError } from '@svc/common';
-import { naming, type PlatformDatabase } from '../db/database.js';
-import type { Created, KeptKeys } from '../db/kept-keys.js';
-import type { RequestKey } from '../db/key-rows.js';
-import { newRowsAround } from '../db/new-rows.js';
-import { type ListReads, limitClause, type Page } from '../db/page.js';
+import type { Created, KeptKeys } from '../idempotency/kept-keys.js';
+import type { RequestKey } from '../idempotency/key-rows.js';
+import { naming, type PlatformDatabase } from '../store/database.js';
+import { type EventSource, newRowEvents, statusChange } from '../store/events/outbox.js';
+import { newRowsAround } from '../store/new-rows.js';
+import { type ListReads, limitClause, type Page } from '../store/page.js';
 import {
   decimalField,
   jsonColumn,
@@ -13,8 +14,7 @@ import {
   selectColumns,
   textField,
   timeField,
-} from '../db/row-fields.js';
-import { type EventSource, newRowEvents, statusChange } from '../events/outbox.js';
+} from '../store/row-fields.js';
 import type { NewService, ServiceRow } from './service.schema.js';
 
 /** A service row's fields, with its merchant's name, in the order the answers write them. */

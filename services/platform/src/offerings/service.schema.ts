@@ -5,8 +5,7 @@ import {
   listReply,
   rowId,
   timestamp,
-} from '../api-docs/reply-schemas.js';
-import { NOT_AN_OBJECT } from '../http/messages.js';
+} from '../http/docs/reply-schemas.js';
 import {
   digitsAsNumber,
   INT_MAX,
@@ -14,8 +13,9 @@ import {
   isBlank,
   optionalText,
   requiredText,
-} from '../input/parse.js';
-import { pageQuery, toPage } from '../lists/list-query.js';
+} from '../http/input.js';
+import { pageQuery, toPage } from '../http/lists/list-query.js';
+import { NOT_AN_OBJECT } from '../http/messages.js';
 import { SERVICE_ADDED, SERVICE_PUBLISHED, SERVICE_UNPUBLISHED } from './service.messages.js';
 
 /** Absent, empty and `all` mean every category. */

@@ -1,5 +1,5 @@
 import { sharedSecrets } from '@svc/common';
-import type { PlatformDatabase } from '../db/database.js';
+import type { PlatformDatabase } from '../store/database.js';
 
 /**
  * The secret that signs the order list's cursors, which every instance on the

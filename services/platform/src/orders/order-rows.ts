@@ -1,3 +1,4 @@
+import type { EventSource } from '../store/events/outbox.js';
 import {
   decimalField,
   jsonColumn,
@@ -8,8 +9,7 @@ import {
   selectColumns,
   textField,
   timeField,
-} from '../db/row-fields.js';
-import type { EventSource } from '../events/outbox.js';
+} from '../store/row-fields.js';
 import type { OrderRow } from './order.schema.js';
 
 /** An order's own fields, which the whole list has MySQL write as JSON text. */

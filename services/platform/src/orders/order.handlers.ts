@@ -1,10 +1,10 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
+import { jsonBody, parseInput, pathId, requestKey } from '../http/input.js';
+import { sendList } from '../http/lists/send-list.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
-import { jsonBody, parseInput, pathId, requestKey } from '../input/parse.js';
-import { sendList } from '../lists/send-list.js';
 import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
 import type { OrderRepository } from './order.repository.js';
 import { newOrder, orderListQuery } from './order.schema.js';

@@ -1,11 +1,11 @@
 import { NotFoundError, type Statement, sharedInserts } from '@svc/common';
-import { type CachedCounts, cachedCounts } from '../db/cached-counts.js';
-import { naming, type PlatformDatabase } from '../db/database.js';
-import type { Created, KeptKeys } from '../db/kept-keys.js';
-import type { RequestKey } from '../db/key-rows.js';
-import { newRowsAround } from '../db/new-rows.js';
-import { limitClause, type Page } from '../db/page.js';
-import { newRowEvents, statusChange } from '../events/outbox.js';
+import type { Created, KeptKeys } from '../idempotency/kept-keys.js';
+import type { RequestKey } from '../idempotency/key-rows.js';
+import { type CachedCounts, cachedCounts } from '../store/cached-counts.js';
+import { naming, type PlatformDatabase } from '../store/database.js';
+import { newRowEvents, statusChange } from '../store/events/outbox.js';
+import { newRowsAround } from '../store/new-rows.js';
+import { limitClause, type Page } from '../store/page.js';
 import { cursorSecret } from './cursor-secret.js';
 import type { NewOrder, OrderRow } from './order.schema.js';
 import {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { errorEnvelope, msgEnvelope } from '../api-docs/failure-envelopes.js';
-import { pageHeaders } from '../api-docs/reply-schemas.js';
+import { errorEnvelope, msgEnvelope } from '../http/docs/failure-envelopes.js';
+import { pageHeaders } from '../http/docs/reply-schemas.js';
+import { pathId } from '../http/input.js';
 import {
   BODY_FAULTS,
   LIST_FAILED,
@@ -10,7 +11,6 @@ import {
   STORAGE_UNAVAILABLE,
 } from '../http/messages.js';
 import type { SpecRoute } from '../http/routes.js';
-import { pathId } from '../input/parse.js';
 import type { orderHandlers } from './order.handlers.js';
 import {
   BAD_ORDER_STATUS,

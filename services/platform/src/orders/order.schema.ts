@@ -5,10 +5,10 @@ import {
   listReply,
   rowId,
   timestamp,
-} from '../api-docs/reply-schemas.js';
+} from '../http/docs/reply-schemas.js';
+import { idField, isBlank, requiredText } from '../http/input.js';
+import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../http/lists/list-query.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
-import { idField, isBlank, requiredText } from '../input/parse.js';
-import { DEFAULT_PAGE_SIZE, pageQuery, toPage } from '../lists/list-query.js';
 import {
   BAD_ORDER_STATUS,
   CURSOR_MALFORMED,

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from '@svc/common';
-import type { EventRepository } from '../events/event.repository.js';
+import { every, type Periodic } from '../every.js';
+import type { FeedEvent } from '../store/events/event-rows.js';
 import { RETRY_DELAYS_SECONDS } from './retry-schedule.js';
 import { signature, signingKey } from './signature.js';
 import type { Claimed, Receiver, WebhookRepository } from './webhook.repository.js';
@@ -30,7 +31,12 @@ export function webhookDeliverer(
     webhooks,
     events,
     logger,
-  }: { webhooks: WebhookRepository; events: EventRepository; logger: Logger },
+  }: {
+    webhooks: WebhookRepository;
+    /** The events' bodies, as the feed gives them (feed/event.repository.ts). */
+    events: { byIds(ids: number[]): Promise<Map<number, FeedEvent>> };
+    logger: Logger;
+  },
   {
     allowPrivate,
     retryDelays = RETRY_DELAYS_SECONDS,
@@ -38,9 +44,8 @@ export function webhookDeliverer(
 ) {
   const outcomes: Record<Outcome, number> = { delivered: 0, retried: 0, failed: 0 };
   const draining = new Map<number, Promise<void>>();
-  let timer: NodeJS.Timeout | undefined;
+  let loop: Periodic | undefined;
   let stopped = false;
-  let failing = false;
 
   /** One attempt; a delivered one is added to `delivered` (by status), to be recorded with the others of its claim. */
   async function attempt(
@@ -110,32 +115,26 @@ export function webhookDeliverer(
     }
   }
 
+  /** Each webhook with deliveries due gets a worker, unless one is draining it already. */
   async function tick() {
-    try {
-      for (const receiver of await webhooks.receiversDue()) {
-        if (draining.has(receiver.id) || stopped) continue;
-        const work = drain(receiver)
-          .catch((err) => logger.warn({ err, webhook: receiver.id }, 'webhooks: delivering failed'))
-          .finally(() => draining.delete(receiver.id));
-        draining.set(receiver.id, work);
-      }
-      failing = false;
-    } catch (err) {
-      if (!failing) logger.warn({ err }, 'webhooks: reading the deliveries due failed, retrying');
-      failing = true;
+    for (const receiver of await webhooks.receiversDue()) {
+      if (draining.has(receiver.id) || stopped) continue;
+      const work = drain(receiver)
+        .catch((err) => logger.warn({ err, webhook: receiver.id }, 'webhooks: delivering failed'))
+        .finally(() => draining.delete(receiver.id));
+      draining.set(receiver.id, work);
     }
-    if (!stopped) timer = setTimeout(tick, TICK_MS);
   }
 
   return {
     outcomes,
     start() {
-      timer = setTimeout(tick, 0);
+      loop = every(TICK_MS, tick, { logger, what: 'webhooks: reading the deliveries due' });
     },
     /** Stops claiming; resolves once the attempts running end (each within 10 s). */
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      await loop?.stop();
       await Promise.all(draining.values());
     },
   };

@@ -1,7 +1,7 @@
 import { AppError, messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
+import { jsonBody, parseInput } from '../http/input.js';
 import { LISTED } from '../http/messages.js';
-import { jsonBody, parseInput } from '../input/parse.js';
 import { newSecret } from './signature.js';
 import {
   privateUrl,

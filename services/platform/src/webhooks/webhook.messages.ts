@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../events/outbox.js';
+import { EVENT_TYPES } from '../store/events/outbox.js';
 
 export const WEBHOOK_ADDED = '添加成功';
 export const WEBHOOK_DELETED = '删除成功';

@@ -1,6 +1,6 @@
 import { NotFoundError } from '@svc/common';
-import type { PlatformDatabase } from '../db/database.js';
-import type { EventType } from '../events/outbox.js';
+import type { PlatformDatabase } from '../store/database.js';
+import type { EventType } from '../store/events/outbox.js';
 
 /** A webhook as the routes show it (never its secret, but once, when it is made). */
 interface Webhook {

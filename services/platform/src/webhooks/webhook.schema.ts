@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { rowId } from '../api-docs/reply-schemas.js';
-import { EVENT_TYPES } from '../events/outbox.js';
+import { rowId } from '../http/docs/reply-schemas.js';
+import { limitField, textAsNumber } from '../http/input.js';
 import { BAD_LIMIT, NOT_AN_OBJECT, notPositive } from '../http/messages.js';
-import { limitField, textAsNumber } from '../input/parse.js';
+import { EVENT_TYPES } from '../store/events/outbox.js';
 import { BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
 
 const isWebUrl = (text: string) =>

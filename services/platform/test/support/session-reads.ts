@@ -1,6 +1,6 @@
 import { createMysqlPool, type RowDataPacket } from '@svc/common';
 import type { MysqlSettings } from '@svc/test-kit';
-import { type PlatformDatabase, platformDatabase } from '../../src/db/database.js';
+import { type PlatformDatabase, platformDatabase } from '../../src/store/database.js';
 
 /**
  * Rows and index entries `work` reads, run on a pool of one connection: the

@@ -19,9 +19,9 @@ import {
 import type { Express } from 'express';
 import request from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
-import { platformDatabase } from '../../src/db/database.js';
-import { eventOutbox } from '../../src/events/event-outbox.js';
+import { eventOutbox } from '../../src/feed/event-outbox.js';
 import { migrationsDir } from '../../src/migrations-dir.js';
+import { platformDatabase } from '../../src/store/database.js';
 
 /**
  * The production app with a recorder of its JSON answers: after each test file,

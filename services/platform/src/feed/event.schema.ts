@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { limitField } from '../http/input.js';
 import { BAD_LIMIT } from '../http/messages.js';
-import { limitField } from '../input/parse.js';
+import { EVENT_TYPES } from '../store/events/outbox.js';
 import { BAD_AFTER, BAD_TYPE } from './event.messages.js';
-import { EVENT_TYPES } from './outbox.js';
 
 const EVENT_ID = /^\d{1,15}$/;
 

@@ -1,6 +1,12 @@
 import { type Around, NOTHING_AROUND, type SharedRow, type Statement } from '@svc/common';
-import type { KeptKeys } from './kept-keys.js';
-import type { RequestKey } from './key-rows.js';
+
+/** How rows' keys are kept with them (idempotency/kept-keys.ts). */
+interface RowKeys<Key> {
+  /** After the rows' INSERT: each key with its row; nothing without keys. */
+  keep(keys: (Key | undefined)[]): Statement[];
+  /** Around a row written on its own: its key before its INSERT, linked after. */
+  keepFirst(key: Key): Around;
+}
 
 /** The table of the row each new row names (its foreign key), and where its id is in the row's values. */
 interface Parent {
@@ -17,7 +23,7 @@ const parentLocks = new Map<string, string[]>();
  * statement at once instead of stalling it and every row it shares. The
  * rows' own INSERT takes the same locks for its foreign key.
  */
-function parentsLocked({ table, idAt }: Parent, rows: SharedRow<RequestKey>[]): Statement {
+function parentsLocked<Key>({ table, idAt }: Parent, rows: SharedRow<Key>[]): Statement {
   const ids = [...new Set(rows.map((row) => row.values[idAt]))];
   const made = parentLocks.get(table) ?? [];
   parentLocks.set(table, made);
@@ -28,16 +34,16 @@ function parentsLocked({ table, idAt }: Parent, rows: SharedRow<RequestKey>[]): 
 
 /**
  * What commits with new rows of one resource (common's Around), given to its
- * INSERT: its parents' locks first (NOWAIT), the rows' keys (kept-keys.ts)
+ * INSERT: its parents' locks first (NOWAIT), the rows' keys
  * and `events(count)`, the rows' events. A row written on its own that may
  * wait (`waits`) waits for its parent in its INSERT and has its key written
  * first, so the key reads as in flight everywhere while it waits.
  */
-export function newRowsAround(
-  keys: KeptKeys,
+export function newRowsAround<Key>(
+  keys: RowKeys<Key>,
   { parent, events }: { parent?: Parent; events: (count: number) => Statement[] },
 ) {
-  return (rows: SharedRow<RequestKey>[], waits: boolean): Around => {
+  return (rows: SharedRow<Key>[], waits: boolean): Around => {
     if (waits) {
       const key = rows[0]?.key;
       const kept = key ? keys.keepFirst(key) : NOTHING_AROUND;

@@ -1,7 +1,7 @@
 import { messageBody } from '@svc/common';
 import type { Response } from 'express';
-import type { ListReads, Page } from '../db/page.js';
-import { LISTED } from '../http/messages.js';
+import type { ListReads, Page } from '../../store/page.js';
+import { LISTED } from '../messages.js';
 import type { Slot, Slots } from './slots.js';
 
 /**

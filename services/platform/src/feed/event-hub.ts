@@ -1,5 +1,7 @@
 import type { Logger } from '@svc/common';
-import type { EventRepository, FeedEvent } from './event.repository.js';
+import { every, type Periodic } from '../every.js';
+import type { FeedEvent } from '../store/events/event-rows.js';
+import type { EventRepository } from './event.repository.js';
 
 /** How often the hub reads the events published since its last read, while a stream is open. */
 const POLL_MS = 100;
@@ -31,9 +33,8 @@ export function eventHub(events: EventRepository, logger: Logger) {
   /** The last published id the hub knows of; undefined before its first read. */
   let head: number | undefined;
   let headRead: Promise<number> | undefined;
-  let polling = false;
+  let poller: Periodic | undefined;
   let heartbeats: NodeJS.Timeout | undefined;
-  let failing = false;
 
   /**
    * The head, read from the database the first time: one read for every
@@ -69,17 +70,14 @@ export function eventHub(events: EventRepository, logger: Logger) {
         for (const listener of listeners) listener.published();
         if (read.length < POLL_ROWS) break;
       }
-      failing = false;
-    } catch (err) {
-      if (!failing) logger.warn({ err }, 'events: the stream poll failed, retrying');
-      failing = true;
-    }
-    if (listeners.size > 0) setTimeout(poll, POLL_MS);
-    else {
+    } finally {
       // Idle: the next stream starts from the database's head, not from events long gone.
-      polling = false;
-      head = undefined;
-      kept = [];
+      if (listeners.size === 0) {
+        void poller?.stop();
+        poller = undefined;
+        head = undefined;
+        kept = [];
+      }
     }
   }
 
@@ -101,10 +99,7 @@ export function eventHub(events: EventRepository, logger: Logger) {
 
     add(listener: Listener): () => void {
       listeners.add(listener);
-      if (!polling) {
-        polling = true;
-        setTimeout(poll, 0);
-      }
+      poller ??= every(POLL_MS, poll, { logger, what: 'events: the stream poll' });
       heartbeats ??= setInterval(() => {
         for (const each of listeners) each.heartbeat();
       }, HEARTBEAT_MS);

@@ -1,6 +1,6 @@
 import type { OperationDoc } from '@svc/common';
 import { z } from 'zod';
-import { NOT_READY } from '../http/messages.js';
+import { NOT_READY } from '../messages.js';
 
 const tags = ['health'];
 

@@ -1,6 +1,14 @@
 import type { Statement } from '@svc/common';
-import type { RowField } from '../db/row-fields.js';
-import { UNNUMBERED } from './publish.js';
+import type { RowField } from '../row-fields.js';
+
+/**
+ * The index to find the events not yet numbered by: id NULL, in seq order, so
+ * a step reads only the rows it takes. They sit after every kept numbered
+ * event; with a backlog a few percent of the table the optimizer would walk
+ * the primary key from the oldest kept event instead, reading the whole table
+ * (test/publish-backlog.test.ts).
+ */
+export const UNNUMBERED = 'FORCE INDEX (idx_events_id)';
 
 /** Every change the platform makes, as an event type. */
 export const EVENT_TYPES = [

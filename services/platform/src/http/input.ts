@@ -7,9 +7,9 @@ import { hash } from 'node:crypto';
 import { AppError } from '@svc/common';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { KeyedResource, RequestKey } from '../db/key-rows.js';
-import { NOT_JSON_TYPE, notPositive } from '../http/messages.js';
 import { IDEMPOTENCY_KEY, KEY_MALFORMED } from '../idempotency/idempotency.messages.js';
+import type { KeyedResource, RequestKey } from '../idempotency/key-rows.js';
+import { NOT_JSON_TYPE, notPositive } from './messages.js';
 
 /** Parses input with a schema; every problem is named in one 400 text. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {

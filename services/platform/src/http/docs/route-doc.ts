@@ -1,16 +1,11 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
 import {
-  ADMIN_TOKEN_REQUIRED,
-  LISTS_BUSY,
-  OUTCOME_UNKNOWN,
-  WRITE_CONFLICT,
-} from '../http/messages.js';
-import {
   IDEMPOTENT_REPLAYED,
   KEY_IN_FLIGHT,
   KEY_REUSED,
-} from '../idempotency/idempotency.messages.js';
+} from '../../idempotency/idempotency.messages.js';
+import { ADMIN_TOKEN_REQUIRED, LISTS_BUSY, OUTCOME_UNKNOWN, WRITE_CONFLICT } from '../messages.js';
 import type { DocumentedFailure, FailureCode } from './failure-envelopes.js';
 import { wrongMethod } from './reply-schemas.js';
 

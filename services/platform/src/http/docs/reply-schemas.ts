@@ -1,7 +1,7 @@
 import type { ResponseDoc } from '@svc/common';
 import { z } from 'zod';
-import { LISTED, METHOD_NOT_ALLOWED, NOT_FOUND } from '../http/messages.js';
-import { INT_MAX } from '../input/parse.js';
+import { INT_MAX } from '../input.js';
+import { LISTED, METHOD_NOT_ALLOWED, NOT_FOUND } from '../messages.js';
 
 /** Zod schemas of the spec's success bodies, for the API document and its tests. */
 

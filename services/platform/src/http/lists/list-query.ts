@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Page } from '../db/page.js';
-import { notPositive } from '../http/messages.js';
-import { digitsAsNumber, INT_MAX, isBlank } from '../input/parse.js';
+import type { Page } from '../../store/page.js';
+import { digitsAsNumber, INT_MAX, isBlank } from '../input.js';
+import { notPositive } from '../messages.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;

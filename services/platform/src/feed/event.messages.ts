@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from './outbox.js';
+import { EVENT_TYPES } from '../store/events/outbox.js';
 
 /** The feed's and the stream's texts, under `message` (HTTP status as the code). */
 export const BAD_AFTER = 'after must be an event id (digits)';

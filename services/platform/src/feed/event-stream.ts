@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express';
 import { statusEnvelope } from '../http/envelopes.js';
-import type { EventRepository, FeedEvent } from './event.repository.js';
+import type { FeedEvent } from '../store/events/event-rows.js';
+import type { EventType } from '../store/events/outbox.js';
+import type { EventRepository } from './event.repository.js';
 import type { EventHub } from './event-hub.js';
-import type { EventType } from './outbox.js';
 
 /** Unsent bytes a stream may hold before it waits for its reader. */
 const HIGH_WATER = 256 * 1024;

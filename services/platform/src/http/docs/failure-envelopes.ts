@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type FailureEnvelope, msgBody } from '../http/envelopes.js';
-import { SERVER_ERROR } from '../http/messages.js';
+import { type FailureEnvelope, msgBody } from '../envelopes.js';
+import { SERVER_ERROR } from '../messages.js';
 
 /**
  * The codes a spec route fails with besides a missing row: input that breaks a

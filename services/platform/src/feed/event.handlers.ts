@@ -1,17 +1,17 @@
 import { AppError } from '@svc/common';
 import type { Request, Response } from 'express';
+import { parseInput } from '../http/input.js';
 import { LISTED } from '../http/messages.js';
-import { parseInput } from '../input/parse.js';
 import { BAD_LAST_EVENT_ID, eventsAhead, eventsGone } from './event.messages.js';
 import type { EventRepository } from './event.repository.js';
 import { eventId, feedQuery, streamQuery } from './event.schema.js';
 import type { EventHub } from './event-hub.js';
 import { refuseStream, streamEvents } from './event-stream.js';
-import type { EventPublisher } from './publisher.js';
 
 interface EventDeps {
   events: EventRepository;
-  publisher: EventPublisher;
+  /** Resolves once every event committed before the call is published. */
+  publisher: { now(): Promise<void> };
   hub: EventHub;
 }
 

@@ -1,6 +1,6 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
-import { ADMIN_TOKEN_REQUIRED, STORAGE_UNAVAILABLE } from '../http/messages.js';
+import { ADMIN_TOKEN_REQUIRED, STORAGE_UNAVAILABLE } from '../messages.js';
 import type { MediaTypedResponse } from './media-types.js';
 import { wrongMethod } from './reply-schemas.js';
 import { ADMIN_TOKEN_SCHEME } from './route-doc.js';

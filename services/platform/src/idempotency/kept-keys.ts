@@ -1,12 +1,12 @@
 import {
   type Around,
+  type Database,
   DuplicateEntryError,
   KeyInFlightError,
   KeyReusedError,
   LockConflictError,
   type Statement,
 } from '@svc/common';
-import type { PlatformDatabase } from './database.js';
 import { keepFirstStatements, keepStatements, type RequestKey } from './key-rows.js';
 
 /** A create's outcome: the row's id, and whether it was written by an earlier request. */
@@ -28,7 +28,7 @@ const KEY_ROW = '(resource = ? AND idempotency_key = ?)';
  * with an expiry `ttlSeconds` after that, on the database's clock, so a key
  * is kept exactly when its row was written.
  */
-export function keptKeys(db: PlatformDatabase, ttlSeconds: number) {
+export function keptKeys(db: Pick<Database, 'select' | 'update'>, ttlSeconds: number) {
   /** Keys whose create runs on this instance now, as `resource key`. */
   const inFlight = new Set<string>();
 

@@ -1,14 +1,13 @@
-import type { PlatformDatabase } from '../db/database.js';
-import type { EventType } from './outbox.js';
+import type { Statement } from '@svc/common';
+import type { PlatformDatabase } from '../database.js';
+import { type EventType, UNNUMBERED } from './outbox.js';
 
 /**
- * The index to find the events not yet numbered by: id NULL, in seq order, so
- * a step reads only the rows it takes. They sit after every kept numbered
- * event; with a backlog a few percent of the table the optimizer would walk
- * the primary key from the oldest kept event instead, reading the whole table
- * (test/publish-backlog.test.ts).
+ * What a publish step writes, in its own transaction, for the events it
+ * publishes (`from` < id <= `through`): each webhook's deliveries
+ * (webhooks/deliveries.ts).
  */
-export const UNNUMBERED = 'FORCE INDEX (idx_events_id)';
+export type FanOut = (from: number, through: number) => Statement[];
 
 /** Events numbered, and events published, by one publish step at most. */
 const PUBLISH_BATCH = 1000;
@@ -28,8 +27,8 @@ type Counters = { events: number; published: number };
 
 /**
  * Numbers the committed events that have no id yet, then publishes the
- * numbered ones after the 'published' row: counts them and writes their
- * webhook deliveries, in id order.
+ * numbered ones after the 'published' row: counts them and writes what
+ * `fanOut` gives for them (their webhook deliveries), in id order.
  *
  * Auto-increment order is not the order events become readable: a
  * transaction may take seq 10 and commit after another has taken seq 11 and
@@ -43,7 +42,7 @@ type Counters = { events: number; published: number };
  * read here sees exactly what had committed when it ran (a transaction still
  * open is not seen, and not waited for).
  */
-export async function publishCommitted(db: PlatformDatabase): Promise<PublishStep> {
+export async function publishStep(db: PlatformDatabase, fanOut: FanOut): Promise<PublishStep> {
   const [state] = await db.select<Counters & { unnumbered: number }>(
     `SELECT EXISTS (SELECT 1 FROM events ${UNNUMBERED} WHERE id IS NULL) AS unnumbered,
        MAX(CASE name WHEN 'events' THEN last_id END) AS events,
@@ -52,7 +51,7 @@ export async function publishCommitted(db: PlatformDatabase): Promise<PublishSte
   const numbered = state?.unnumbered ? await numberCommitted(db) : 0;
   const published =
     numbered > 0 || Number(state?.events) > Number(state?.published)
-      ? await publishNumbered(db)
+      ? await publishNumbered(db, fanOut)
       : { types: new Map<EventType, number>(), count: 0 };
   return {
     numbered,
@@ -88,10 +87,10 @@ function numberCommitted(db: PlatformDatabase): Promise<number> {
 
 /**
  * Counts the numbered events after the 'published' row, and writes their
- * webhook deliveries, up to PUBLISH_BATCH of them; under that row's lock, so
- * one instance at a time publishes each event once. Writers never wait for it.
+ * fan-out, up to PUBLISH_BATCH of them; under that row's lock, so one
+ * instance at a time publishes each event once. Writers never wait for it.
  */
-function publishNumbered(db: PlatformDatabase) {
+function publishNumbered(db: PlatformDatabase, fanOut: FanOut) {
   return db.readCommitted(async (run) => {
     const [counters] = await run<Counters[]>(
       `SELECT (SELECT last_id FROM event_counter WHERE name = 'events') AS events, last_id AS published
@@ -104,19 +103,62 @@ function publishNumbered(db: PlatformDatabase) {
       'SELECT type, COUNT(*) AS count FROM events WHERE id > ? AND id <= ? GROUP BY type',
       [from, through],
     );
-    // A delivery already written (by a server before migration 009) stays as it is.
-    await run(
-      `INSERT INTO webhook_deliveries (webhook_id, event_id)
-       SELECT w.id, e.id FROM events e
-       JOIN webhooks w ON w.types IS NULL OR FIND_IN_SET(e.type, w.types) > 0
-       WHERE e.id > ? AND e.id <= ?
-       ON DUPLICATE KEY UPDATE event_id = webhook_deliveries.event_id`,
-      [from, through],
-    );
+    for (const { sql, values } of fanOut(from, through)) await run(sql, values);
     await run("UPDATE event_counter SET last_id = ? WHERE name = 'published'", [through]);
     return {
       types: new Map(types.map(({ type, count }) => [type, Number(count)])),
       count: through - from,
     };
   });
+}
+
+/**
+ * Runs publish steps on demand (`now`): every instance runs one, in the
+ * background (feed/event-outbox.ts), so the events of an instance that died
+ * after its commit are published by the others.
+ */
+export function eventPublisher(
+  db: PlatformDatabase,
+  {
+    fanOut,
+    onPublished,
+  }: { fanOut: FanOut; onPublished?: (counts: Map<EventType, number>) => void },
+) {
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+
+  async function untilCaughtUp(): Promise<void> {
+    for (;;) {
+      const step = await publishStep(db, fanOut);
+      if (step.published.size > 0) onPublished?.(step.published);
+      if (!step.full) return;
+    }
+  }
+
+  /**
+   * Resolves once every event that had committed when it was called is
+   * published. A step already running may have looked before that commit, so
+   * one more follows it (shared by every caller that arrives meanwhile).
+   */
+  function now(): Promise<void> {
+    if (!running) {
+      running = untilCaughtUp().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    next ??= running
+      .catch(() => undefined)
+      .then(() => {
+        next = undefined;
+        return now();
+      });
+    return next;
+  }
+
+  return {
+    now,
+    /** Resolves once the steps running or asked for have ended. */
+    settled: () => Promise.all([running, next]).catch(() => undefined),
+  };
 }
