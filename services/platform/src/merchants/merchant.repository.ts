@@ -2,7 +2,7 @@ import { NotFoundError } from '@svc/common';
 import type { Created, KeptKeys } from '../idempotency/kept-keys.js';
 import type { RequestKey } from '../idempotency/key-rows.js';
 import type { PlatformDatabase } from '../store/database.js';
-import { type EventSource, newRowEvents, statusChange } from '../store/events/outbox.js';
+import { changeEvent, type EventSource, newRowEvents } from '../store/events/outbox.js';
 import { newRowsAround } from '../store/new-rows.js';
 import { type ListReads, limitClause, type Page } from '../store/page.js';
 import {
@@ -30,7 +30,6 @@ const MERCHANT_JSON = `SELECT ${jsonColumn(MERCHANT_FIELDS)} FROM merchants ORDE
 
 /** A merchant's events carry it as the merchant list shows it. */
 export const MERCHANT_EVENTS: EventSource = {
-  table: 'merchants',
   from: 'merchants',
   id: 'id',
   fields: MERCHANT_FIELDS,
@@ -79,7 +78,11 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
 
     /** Status 1, with a merchant.approved event when it changes; a NotFoundError when no merchant has the id. */
     async approve(id: number): Promise<void> {
-      const found = await db.change(statusChange(MERCHANT_EVENTS, id, 1, 'merchant.approved'));
+      const found = await db.change([
+        { sql: 'SELECT 1 FROM merchants WHERE id = ? FOR UPDATE', values: [id] },
+        { sql: 'UPDATE merchants SET status = ? WHERE id = ? AND status <> ?', values: [1, id, 1] },
+        ...changeEvent('merchant.approved', id, 1),
+      ]);
       if (!found) throw new NotFoundError('merchant', id);
     },
   };

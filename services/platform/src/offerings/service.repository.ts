@@ -2,7 +2,7 @@ import { NotFoundError } from '@svc/common';
 import type { Created, KeptKeys } from '../idempotency/kept-keys.js';
 import type { RequestKey } from '../idempotency/key-rows.js';
 import { naming, type PlatformDatabase } from '../store/database.js';
-import { type EventSource, newRowEvents, statusChange } from '../store/events/outbox.js';
+import { changeEvent, type EventSource, newRowEvents } from '../store/events/outbox.js';
 import { newRowsAround } from '../store/new-rows.js';
 import { type ListReads, limitClause, type Page } from '../store/page.js';
 import {
@@ -39,7 +39,6 @@ const SELECT_JSON = `SELECT ${jsonColumn(SERVICE_FIELDS)} ${FROM}`;
 
 /** A service's events carry it as the service list shows it. */
 export const SERVICE_EVENTS: EventSource = {
-  table: 'services',
   from: TABLES,
   id: 's.id',
   fields: SERVICE_FIELDS,
@@ -124,7 +123,14 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
      */
     async setStatus(id: number, status: 0 | 1): Promise<void> {
       const type = status === 1 ? 'service.published' : 'service.unpublished';
-      const found = await db.change(statusChange(SERVICE_EVENTS, id, status, type));
+      const found = await db.change([
+        { sql: 'SELECT 1 FROM services WHERE id = ? FOR UPDATE', values: [id] },
+        {
+          sql: 'UPDATE services SET status = ? WHERE id = ? AND status <> ?',
+          values: [status, id, status],
+        },
+        ...changeEvent(type, id, status),
+      ]);
       if (!found) throw new NotFoundError('service', id);
     },
   };

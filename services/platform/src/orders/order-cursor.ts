@@ -1,12 +1,19 @@
-import { openCursor, signCursor } from '@svc/common';
+import { AppError, openCursor, sharedSecrets, signCursor } from '@svc/common';
+import type { Request } from 'express';
+import type { PlatformDatabase } from '../store/database.js';
+import { CURSOR_MALFORMED, CURSOR_OTHER_STATUS } from './order.messages.js';
 
-/** Where a walk of the order list stands: after this row, in the list of this status. */
-interface WalkPosition {
-  /** undefined: every order. */
-  status: number | undefined;
-  /** The row's create_time, in seconds since 1970 (the column's precision). */
+/** A row's place in the list's order, newest first. */
+export interface RowPosition {
+  /** create_time in seconds since 1970, the column's precision. */
   createTime: number;
   id: number;
+}
+
+/** Where a walk of the order list stands: after this row, in the list of this status. */
+interface WalkPosition extends RowPosition {
+  /** undefined: every order. */
+  status: number | undefined;
 }
 
 const VERSION = 1;
@@ -33,4 +40,36 @@ export function decodeCursor(secret: Buffer, cursor: string): WalkPosition | und
     createTime: position.readUInt32BE(2),
     id: position.readUInt32BE(6),
   };
+}
+
+/**
+ * The secret that signs the order list's cursors, which every instance on the
+ * database shares (common's sharedSecrets, in `platform_secrets`); both of its
+ * statements go to the primary, where a new secret is written.
+ */
+export function cursorSecret(db: PlatformDatabase): () => Promise<Buffer> {
+  const secrets = sharedSecrets<'cursor'>(db, 'platform_secrets');
+  return () => secrets('cursor');
+}
+
+/** The row a walk's cursor stands after: a 400 for one not made here, or made for another status. */
+export function positionOf(
+  secret: Buffer,
+  cursor: string,
+  status: number | undefined,
+): RowPosition {
+  const position = decodeCursor(secret, cursor);
+  if (!position) throw new AppError(400, CURSOR_MALFORMED);
+  if (position.status !== status) throw new AppError(400, CURSOR_OTHER_STATUS);
+  return position;
+}
+
+/** The same list with the next cursor: its path and parameters as asked, `cursor` replaced. */
+export function nextPage(req: Request, cursor: string): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(req.query)) {
+    if (name !== 'cursor' && typeof value === 'string') params.append(name, value);
+  }
+  params.append('cursor', cursor);
+  return `${req.baseUrl}${req.path}?${params}`;
 }

@@ -49,7 +49,6 @@ export const SERVICE_JOINS = `
 
 /** An order's events carry it as the order list shows it. */
 export const ORDER_EVENTS: EventSource = {
-  table: 'orders',
   from: `orders o${SERVICE_JOINS}`,
   id: 'o.id',
   fields: ORDER_FIELDS,

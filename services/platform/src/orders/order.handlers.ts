@@ -3,21 +3,45 @@ import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
 import { jsonBody, parseInput, pathId, requestKey } from '../http/input.js';
 import { sendList } from '../http/lists/send-list.js';
+import { LISTED } from '../http/messages.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
 import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
 import type { OrderRepository } from './order.repository.js';
 import { newOrder, orderListQuery } from './order.schema.js';
-import { sendWalkPage } from './order-walk.js';
+import { encodeCursor, nextPage, positionOf } from './order-cursor.js';
 
 /** Each route's work: parse the input, call the repository, answer; a failure is thrown. */
 export function orderHandlers(orders: OrderRepository, { wholeLists }: RouterDeps) {
   return {
-    /** A whole list or a numbered page (lists/send-list.ts), or a page of a walk by cursor. */
+    /**
+     * A whole list or a numbered page (http/lists/send-list.ts), or a page of
+     * a walk by cursor: its rows after the last row of the page before, so a
+     * deep page costs what the first does, and a row added meanwhile never
+     * shifts the rows after it. The walk's first page carries X-Total-Count;
+     * every page but the last X-Next-Cursor and a Link to the next. One row
+     * more than the page is read to know whether a next page exists.
+     */
     async list(req: Request, res: Response) {
-      const query = parseInput(orderListQuery, req.query);
-      if (query.walk) await sendWalkPage(req, res, orders, query.status, query.walk);
-      else await sendList(res, orders.list(query.status), wholeLists, query.page);
+      const { status, page, walk } = parseInput(orderListQuery, req.query);
+      const list = orders.list(status);
+      if (!walk) return sendList(res, list, wholeLists, page);
+      const secret = await orders.cursorSecret();
+      const after = walk.cursor === undefined ? undefined : positionOf(secret, walk.cursor, status);
+      const [rows, total] = await Promise.all([
+        list.walk(after, walk.limit + 1),
+        after ? undefined : list.count(),
+      ]);
+      if (total !== undefined) res.set('X-Total-Count', String(total));
+      const last = rows.length > walk.limit ? rows[walk.limit - 1] : undefined;
+      if (last) {
+        rows.length = walk.limit;
+        const createTime = Date.parse(last.create_time) / 1000;
+        const next = encodeCursor(secret, { status, createTime, id: last.id });
+        res.set('X-Next-Cursor', next);
+        res.set('Link', `<${nextPage(req, next)}>; rel="next"`);
+      }
+      res.json(messageBody(200, LISTED, rows));
     },
 
     async create(req: Request, res: Response) {

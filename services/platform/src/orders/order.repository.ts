@@ -3,14 +3,13 @@ import type { Created, KeptKeys } from '../idempotency/kept-keys.js';
 import type { RequestKey } from '../idempotency/key-rows.js';
 import { type CachedCounts, cachedCounts } from '../store/cached-counts.js';
 import { naming, type PlatformDatabase } from '../store/database.js';
-import { newRowEvents, statusChange } from '../store/events/outbox.js';
+import { changeEvent, newRowEvents } from '../store/events/outbox.js';
 import { newRowsAround } from '../store/new-rows.js';
 import { limitClause, type Page } from '../store/page.js';
-import { cursorSecret } from './cursor-secret.js';
 import type { NewOrder, OrderRow } from './order.schema.js';
+import { cursorSecret, type RowPosition } from './order-cursor.js';
 import {
   ORDER_COLUMNS,
-  ORDER_EVENTS,
   ORDER_JSON_HEAD,
   SERVICE_JOINS,
   SERVICE_LOOKUP,
@@ -24,13 +23,6 @@ function where(status: number | undefined) {
   return status === undefined
     ? { sql: '', values: [] }
     : { sql: ' WHERE o.status = ?', values: [status] };
-}
-
-/** A row's place in the list's order, newest first. */
-export interface RowPosition {
-  /** create_time in seconds since 1970, the column's precision. */
-  createTime: number;
-  id: number;
 }
 
 /** Totals of status lists past ten thousand orders may lag writes by a second. */
@@ -160,7 +152,11 @@ export function orderRepository(
      * when no order has the id. Completing twice is no error, and no event.
      */
     async complete(id: number): Promise<void> {
-      const found = await db.change(statusChange(ORDER_EVENTS, id, 1, 'order.completed'));
+      const found = await db.change([
+        { sql: 'SELECT 1 FROM orders WHERE id = ? FOR UPDATE', values: [id] },
+        { sql: 'UPDATE orders SET status = ? WHERE id = ? AND status <> ?', values: [1, id, 1] },
+        ...changeEvent('order.completed', id, 1),
+      ]);
       totals.clear();
       if (!found) throw new NotFoundError('order', id);
     },

@@ -26,10 +26,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /**
  * Where an event's data is read: a resource's rows as its list returns them
  * (`fields`, whose `status` is the row's status column), `from` its tables,
- * `id` its key; `table` is where its changes are written.
+ * `id` its key.
  */
 export interface EventSource {
-  table: string;
   from: string;
   id: string;
   fields: Record<string, RowField> & { status: RowField };
@@ -101,29 +100,18 @@ export function newRowEvents(type: EventType, count: number): Statement[] {
 }
 
 /**
- * A status change and its event, as one transaction. The first SELECT locks
- * the row and answers whether it exists. The UPDATE changes the status only
- * when it differs (setting a status it has is no change), and the event is
- * written exactly when it did, from its ROW_COUNT(): each statement reads
- * what has committed when it runs (READ COMMITTED), so a row created while
- * this one runs can be missing from the first statement and present at the
- * UPDATE, which then locks and changes it, with its event (and the answer
- * says it was found: database.ts change). Ids are taken after the UPDATE, under every lock
- * the change holds: the row's create has committed by then, and its event
- * is numbered or waiting, so this one follows it.
+ * The event of a status change, after the UPDATE that makes it in the same
+ * transaction (which the resource writes: its table, its SQL): written
+ * exactly when that UPDATE changed the row, from its ROW_COUNT(), so setting
+ * a status a row has writes none. Each statement reads what has committed
+ * when it runs (READ COMMITTED), so a row created while the change runs can
+ * be missing from its first statement and present at its UPDATE, which then
+ * changes it, with its event. Ids are taken after the UPDATE, under every
+ * lock the change holds: the row's create has committed by then, and its
+ * event is numbered or waiting, so this one follows it.
  */
-export function statusChange(
-  source: EventSource,
-  id: number,
-  status: number,
-  type: EventType,
-): Statement[] {
+export function changeEvent(type: EventType, id: number, status: number): Statement[] {
   return [
-    { sql: `SELECT 1 FROM ${source.table} WHERE id = ? FOR UPDATE`, values: [id] },
-    {
-      sql: `UPDATE ${source.table} SET status = ? WHERE id = ? AND status <> ?`,
-      values: [status, id, status],
-    },
     { sql: 'SET @status_changed = ROW_COUNT()', values: [] },
     ...TAKE_IDS,
     {
