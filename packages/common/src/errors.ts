@@ -98,27 +98,6 @@ export class LockConflictError extends Error {
   }
 }
 
-/**
- * A create's Idempotency-Key is being written by another request, on this
- * instance or another: that request's outcome is not known yet.
- */
-export class KeyInFlightError extends Error {
-  override name = 'KeyInFlightError';
-
-  constructor(options?: { cause?: unknown }) {
-    super('the key is being written by another request', options);
-  }
-}
-
-/** A create's Idempotency-Key was kept by a request with another body. */
-export class KeyReusedError extends Error {
-  override name = 'KeyReusedError';
-
-  constructor() {
-    super('the key was kept for another request');
-  }
-}
-
 /** No slot came free in time for the work: it may succeed after `retryAfterSeconds`. */
 export class BusyError extends Error {
   override name = 'BusyError';

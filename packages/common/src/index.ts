@@ -12,8 +12,6 @@ export {
   AppError,
   BusyError,
   DuplicateEntryError,
-  KeyInFlightError,
-  KeyReusedError,
   LockConflictError,
   MissingReferenceError,
   NotFoundError,
@@ -29,7 +27,7 @@ export {
   type Metrics,
 } from './metrics.js';
 export { migrate, migrateOnce } from './migrate.js';
-export { type Around, createDatabase, type Database, NOTHING_AROUND } from './mysql-database.js';
+export { createDatabase, type Database } from './mysql-database.js';
 export type { HeldConnection, LookupThenList } from './mysql-held.js';
 export {
   createMysqlPool,
@@ -41,7 +39,6 @@ export {
   type ResultSetHeader,
   type RowDataPacket,
 } from './mysql-settings.js';
-export { type SharedInsertOptions, type SharedRow, sharedInserts } from './mysql-shared-inserts.js';
 export type { Statement } from './mysql-statement.js';
 export {
   buildOpenApi,

@@ -142,10 +142,10 @@ export function createApp(deps: AppDeps): Express {
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 /** The spec's routes, each failing in its own envelope at HTTP 200. */
-export const specRoutes = [...merchantRoutes, ...serviceRoutes, ...orderRoutes];
+const specRoutes = [...merchantRoutes, ...serviceRoutes, ...orderRoutes];
 
 /** The routes outside the spec, whose failures are answered at their HTTP status. */
-export const statusRoutes = [...eventRoutes, ...webhookRoutes];
+const statusRoutes = [...eventRoutes, ...webhookRoutes];
 
 /** Every operation of the service, with the zod schemas its requests and answers follow. */
 export const platformOperations: OperationDoc[] = [

@@ -1,7 +1,8 @@
-import { KeyInFlightError, LockConflictError } from '@svc/common';
+import { LockConflictError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
 import { requestHash } from '../src/http/input.js';
 import { keptKeys } from '../src/idempotency/kept-keys.js';
+import { KeyInFlightError } from '../src/idempotency/key-errors.js';
 import type { RequestKey } from '../src/idempotency/key-rows.js';
 import type { PlatformDatabase } from '../src/store/database.js';
 

@@ -3,9 +3,7 @@ import {
   MissingReferenceError,
   migrate,
   type Pool,
-  type SharedInsertOptions,
   StoreUnavailableError,
-  sharedInserts,
 } from '@svc/common';
 import { createTestDatabase, freePort, startMariaDbServer } from '@svc/test-kit';
 import mysql from 'mysql2/promise';
@@ -17,6 +15,7 @@ import { migrationsDir } from '../src/migrations-dir.js';
 import { type PlatformDatabase, platformDatabase } from '../src/store/database.js';
 import { newRowEvents } from '../src/store/events/outbox.js';
 import { newRowsAround } from '../src/store/new-rows.js';
+import { type SharedInsertOptions, sharedInserts } from '../src/store/shared-inserts.js';
 import {
   addMerchant,
   addService,

@@ -2,8 +2,6 @@ import {
   AppError,
   BusyError,
   bodyFaultOf,
-  KeyInFlightError,
-  KeyReusedError,
   LockConflictError,
   MissingReferenceError,
   messageBody,
@@ -13,6 +11,7 @@ import {
 } from '@svc/common';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
+import { KeyInFlightError, KeyReusedError } from '../idempotency/key-errors.js';
 import type { FailureEnvelope } from './envelopes.js';
 import {
   BODY_FAULTS,

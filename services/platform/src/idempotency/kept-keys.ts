@@ -1,12 +1,5 @@
-import {
-  type Around,
-  type Database,
-  DuplicateEntryError,
-  KeyInFlightError,
-  KeyReusedError,
-  LockConflictError,
-  type Statement,
-} from '@svc/common';
+import { type Database, DuplicateEntryError, LockConflictError, type Statement } from '@svc/common';
+import { KeyInFlightError, KeyReusedError } from './key-errors.js';
 import { keepFirstStatements, keepStatements, type RequestKey } from './key-rows.js';
 
 /** A create's outcome: the row's id, and whether it was written by an earlier request. */
@@ -111,7 +104,7 @@ export function keptKeys(db: Pick<Database, 'select' | 'update'>, ttlSeconds: nu
      * then on the same key sent anywhere meets it held (a KeyInFlightError),
      * whatever this transaction waits for; `after` the INSERT it names the row.
      */
-    keepFirst: (key: RequestKey): Around => keepFirstStatements(key, ttlSeconds),
+    keepFirst: (key: RequestKey) => keepFirstStatements(key, ttlSeconds),
 
     /**
      * `write`, once per key (a create without a key does not come here). A

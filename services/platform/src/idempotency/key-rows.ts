@@ -1,4 +1,4 @@
-import type { Around, Statement } from '@svc/common';
+import type { Statement } from '@svc/common';
 
 /** The key space a key belongs to: the same key on two resources names two requests. */
 export type KeyedResource = 'merchant' | 'service' | 'order';
@@ -77,7 +77,10 @@ export function keepStatements(keys: (RequestKey | undefined)[], ttlSeconds: num
  * the same key sent anywhere meets it held (a KeyInFlightError), whatever
  * this transaction waits for; `after` the INSERT it names the row.
  */
-export function keepFirstStatements(key: RequestKey, ttlSeconds: number): Around {
+export function keepFirstStatements(
+  key: RequestKey,
+  ttlSeconds: number,
+): { before: Statement[]; after: Statement[] } {
   return {
     before: [
       { sql: lockStatement(1), values: [key.resource, key.key] },

@@ -1,4 +1,4 @@
-import { NotFoundError, type Statement, sharedInserts } from '@svc/common';
+import { NotFoundError, type Statement } from '@svc/common';
 import type { Created, KeptKeys } from '../idempotency/kept-keys.js';
 import type { RequestKey } from '../idempotency/key-rows.js';
 import { type CachedCounts, cachedCounts } from '../store/cached-counts.js';
@@ -6,6 +6,7 @@ import { naming, type PlatformDatabase } from '../store/database.js';
 import { changeEvent, newRowEvents } from '../store/events/outbox.js';
 import { newRowsAround } from '../store/new-rows.js';
 import { limitClause, type Page } from '../store/page.js';
+import { sharedInserts } from '../store/shared-inserts.js';
 import type { NewOrder, OrderRow } from './order.schema.js';
 import { cursorSecret, type RowPosition } from './order-cursor.js';
 import {

@@ -1,7 +1,7 @@
 import type { PlatformDatabase } from './database.js';
 
 /** A statement of a readCommitted transaction. */
-export type Run = Parameters<Parameters<PlatformDatabase['readCommitted']>[0]>[0];
+type Run = Parameters<Parameters<PlatformDatabase['readCommitted']>[0]>[0];
 
 /** Rows one deleting statement takes at most. */
 export const BATCH_ROWS = 1000;

@@ -1,13 +1,23 @@
 import {
   createDatabase,
   type Database,
+  LockConflictError,
   type LookupThenList,
   MissingReferenceError,
   type Pool,
+  type ResultSetHeader,
   type Statement,
 } from '@svc/common';
 
 const COMMA = Buffer.from(',');
+
+/** What commits with the rows of one INSERT, in its transaction: statements before it and after it. */
+export interface Around {
+  before: Statement[];
+  after: Statement[];
+}
+
+export const NOTHING_AROUND: Around = { before: [], after: [] };
 
 /**
  * The platform's SQL, on common's Database: every failure is a domain error
@@ -20,10 +30,22 @@ export interface PlatformDatabase extends ListDatabase {
    * replicas/replica-reads.ts), otherwise these same reads on the primary.
    */
   lists: ListDatabase;
-  /** Common's Database.insert: one row, with what commits alongside it. */
-  insert: Database['insert'];
-  /** Common's Database.insertRows: one INSERT of every row, shared by sharedInserts. */
-  insertRows: Database['insertRows'];
+  /**
+   * Returns the new row's id. With `around`, the INSERT and those statements
+   * commit together in one transaction, or none does; statements after it
+   * name the new row's id as LAST_INSERT_ID(). It is tried first with
+   * `around(false)`, which waits for no lock, and once more with
+   * `around(true)`, which may (bounded by the server's lock wait), after the
+   * first met another transaction's lock (a LockConflictError).
+   */
+  insert(sql: string, values: unknown[], around?: (waits: boolean) => Around): Promise<number>;
+  /**
+   * One INSERT of every row (`sql` holds a group of placeholders per row),
+   * with what commits `around` it; returns their ids in order. Statements
+   * after it name row i's id (from 0) as
+   * LAST_INSERT_ID() + i * @@auto_increment_increment.
+   */
+  insertRows(sql: string, rows: unknown[][], around?: Around): Promise<number[]>;
   /** Common's Database.update: the number of rows the statement wrote or matched. */
   update: Database['update'];
   /**
@@ -80,12 +102,20 @@ export function platformDatabase(
 ): PlatformDatabase {
   const db: Database = createDatabase(pool, queryTimeoutMs);
   const reads = readsOn(db);
+  const insertRows = insertRowsOn(db);
 
   return {
     ...reads,
     lists: listReads ? readsOn(listReads) : reads,
-    insert: db.insert,
-    insertRows: db.insertRows,
+    async insert(sql, values, around = () => NOTHING_AROUND) {
+      try {
+        return (await insertRows(sql, [values], around(false)))[0] as number;
+      } catch (err) {
+        if (!(err instanceof LockConflictError)) throw err;
+        return (await insertRows(sql, [values], around(true)))[0] as number;
+      }
+    },
+    insertRows,
     update: db.update,
     async change(statements) {
       const [locked, updated] = (await db.transaction(statements)) as [
@@ -107,4 +137,38 @@ export function naming(err: unknown, what: string, id: number): unknown {
   return err instanceof MissingReferenceError
     ? new MissingReferenceError(what, id, { cause: err.cause })
     : err;
+}
+
+const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
+
+/**
+ * insertRows on common's Database. InnoDB reserves the ids of an INSERT whose
+ * row count it knows in one step, in every innodb_autoinc_lock_mode, so its
+ * rows get consecutive ids, auto_increment_increment apart, from the first
+ * (the insertId); that setting is read once (per-session changes are not
+ * followed). With statements `around` it, one transaction holds them all,
+ * in one round trip; alone, it is a prepared statement.
+ */
+function insertRowsOn(db: Database): PlatformDatabase['insertRows'] {
+  let idStep: Promise<number> | undefined;
+  const autoIncrementStep = () =>
+    (idStep ??= db.select<{ step: number }>(AUTO_INCREMENT_STEP).then(
+      ([row]) => Number(row?.step ?? 1),
+      (err) => {
+        idStep = undefined;
+        throw err;
+      },
+    ));
+  const inserted = async (sql: string, values: unknown[], { before, after }: Around) =>
+    before.length + after.length > 0
+      ? ((await db.transaction([...before, { sql, values }, ...after]))[
+          before.length
+        ] as ResultSetHeader)
+      : db.write(sql, values);
+
+  return async (sql, rows, around = NOTHING_AROUND) => {
+    const step = rows.length > 1 ? await autoIncrementStep() : 1;
+    const result = await inserted(sql, rows.flat(), around);
+    return Array.from({ length: rows.length }, (_row, i) => result.insertId + i * step);
+  };
 }

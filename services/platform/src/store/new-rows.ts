@@ -1,4 +1,6 @@
-import { type Around, NOTHING_AROUND, type SharedRow, type Statement } from '@svc/common';
+import type { Statement } from '@svc/common';
+import { type Around, NOTHING_AROUND } from './database.js';
+import type { SharedRow } from './shared-inserts.js';
 
 /** How rows' keys are kept with them (idempotency/kept-keys.ts). */
 interface RowKeys<Key> {

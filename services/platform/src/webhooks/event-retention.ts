@@ -64,5 +64,3 @@ export function eventRetention(db: PlatformDatabase) {
     },
   };
 }
-
-export type EventRetention = ReturnType<typeof eventRetention>;

@@ -1,5 +1,5 @@
-import { LockConflictError, OutcomeUnknownError, StoreUnavailableError } from './errors.js';
-import type { Around, Database } from './mysql-database.js';
+import { LockConflictError, OutcomeUnknownError, StoreUnavailableError } from '@svc/common';
+import type { Around, PlatformDatabase } from './database.js';
 
 /** A row to write: its values, in the columns' order, and the key that comes with it. */
 export interface SharedRow<Key> {
@@ -62,7 +62,7 @@ export interface SharedInsertOptions<Key> {
  * hung server cannot pile up waiting rows.
  */
 export function sharedInserts<Key>(
-  db: Pick<Database, 'insertRows'>,
+  db: Pick<PlatformDatabase, 'insertRows'>,
   {
     table,
     columns,
