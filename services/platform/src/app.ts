@@ -28,7 +28,7 @@ import { errorHandler, notFound } from './http/errors.js';
 import { createSlots } from './http/lists/slots.js';
 import { NOT_FOUND, NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
-import { failureEnvelopes, type RouteMiddleware, specRouter, statusRouter } from './http/routes.js';
+import { failureEnvelopes, isStatusRoute, type RouteMiddleware, routerOf } from './http/routes.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { IDEMPOTENT_REPLAYED } from './idempotency/idempotency.messages.js';
 import { keptKeys } from './idempotency/kept-keys.js';
@@ -122,11 +122,11 @@ export function createApp(deps: AppDeps): Express {
   const webhooks = webhookRepository(db);
   const allowPrivate = deps.webhooksAllowPrivate ?? false;
   // One router per route table (http/routes.ts); the orders first, the busiest.
-  app.use(specRouter(orderRoutes, orderHandlers(orders, routerDeps()), middleware));
-  app.use(specRouter(merchantRoutes, merchantHandlers(merchants, routerDeps()), middleware));
-  app.use(specRouter(serviceRoutes, serviceHandlers(services, routerDeps()), middleware));
-  app.use(statusRouter(eventRoutes, eventHandlers(outbox), middleware));
-  app.use(statusRouter(webhookRoutes, webhookHandlers({ webhooks, allowPrivate }), middleware));
+  app.use(routerOf(orderRoutes, orderHandlers(orders, routerDeps()), middleware));
+  app.use(routerOf(merchantRoutes, merchantHandlers(merchants, routerDeps()), middleware));
+  app.use(routerOf(serviceRoutes, serviceHandlers(services, routerDeps()), middleware));
+  app.use(routerOf(eventRoutes, eventHandlers(outbox), middleware));
+  app.use(routerOf(webhookRoutes, webhookHandlers({ webhooks, allowPrivate }), middleware));
   app.use(
     healthRouter(
       { mysql: () => db.select('SELECT 1') },
@@ -135,22 +135,26 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(docsRouter(platformDocument));
   app.use(notFound);
-  app.use(errorHandler(failureEnvelopes(specRoutes, statusRoutes)));
+  app.use(errorHandler(failureEnvelopes(platformRoutes)));
   return app;
 }
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
-/** The spec's routes, each failing in its own envelope at HTTP 200. */
-const specRoutes = [...merchantRoutes, ...serviceRoutes, ...orderRoutes];
-
-/** The routes outside the spec, whose failures are answered at their HTTP status. */
-const statusRoutes = [...eventRoutes, ...webhookRoutes];
+/** Every route, the spec's first, as the API document lists them. */
+const platformRoutes = [
+  ...merchantRoutes,
+  ...serviceRoutes,
+  ...orderRoutes,
+  ...eventRoutes,
+  ...webhookRoutes,
+];
 
 /** Every operation of the service, with the zod schemas its requests and answers follow. */
 export const platformOperations: OperationDoc[] = [
-  ...specRoutes.flatMap(operationDocs),
-  ...statusRoutes.map(({ handler, json, ...route }) => statusOperation(route)),
+  ...platformRoutes.flatMap(({ handler, ...route }) =>
+    isStatusRoute(route) ? [statusOperation(route)] : operationDocs(route),
+  ),
   ...healthDocs,
   ...referenceDocs,
 ];

@@ -4,7 +4,7 @@ import { parseInput } from '../http/input.js';
 import { LISTED } from '../http/messages.js';
 import { BAD_LAST_EVENT_ID, eventsAhead, eventsGone } from './event.messages.js';
 import type { EventRepository } from './event.repository.js';
-import { eventId, feedQuery, streamQuery } from './event.schema.js';
+import { eventId, type FeedQuery, type StreamQuery } from './event.schema.js';
 import type { EventHub } from './event-hub.js';
 import { refuseStream, streamEvents } from './event-stream.js';
 
@@ -39,8 +39,7 @@ export function eventHandlers(deps: EventDeps) {
      * Events after `after`, oldest first. Events that had committed before the
      * request are published first, so a client reads every change answered before it asked.
      */
-    async feed(req: Request, res: Response) {
-      const query = parseInput(feedQuery, req.query);
+    async feed(_req: Request, res: Response, { query }: { query: FeedQuery }) {
       await deps.publisher.now();
       const refusal =
         query.after === undefined ? undefined : await cursorRefusal(deps, query.after);
@@ -58,8 +57,7 @@ export function eventHandlers(deps: EventDeps) {
      * An id newer than any event is told as an `event: error` message, which
      * an EventSource, unlike an HTTP 400, hands to its page.
      */
-    async stream(req: Request, res: Response) {
-      const query = parseInput(streamQuery, req.query);
+    async stream(req: Request, res: Response, { query }: { query: StreamQuery }) {
       const header = req.headers['last-event-id'];
       const resumed =
         header === undefined ? undefined : parseInput(eventId(BAD_LAST_EVENT_ID), header);

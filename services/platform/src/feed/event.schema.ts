@@ -30,6 +30,9 @@ export const feedQuery = z.object({
 
 export const streamQuery = feedQuery.omit({ limit: true });
 
+export type FeedQuery = z.output<typeof feedQuery>;
+export type StreamQuery = z.output<typeof streamQuery>;
+
 /** An event as the feed and the stream carry it. */
 export const event = z.strictObject({
   id: z

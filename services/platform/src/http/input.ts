@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import { AppError } from '@svc/common';
-import type { Request } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY, KEY_MALFORMED } from '../idempotency/idempotency.messages.js';
 import type { KeyedResource, RequestKey } from '../idempotency/key-rows.js';
@@ -17,6 +17,34 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   if (result.success) return result.data;
   const texts = new Set(result.error.issues.map((issue) => issue.message));
   throw new AppError(400, [...texts].join('; '));
+}
+
+/**
+ * A route's handler: the request, the answer, and what the route's own
+ * schemas parsed (`{ params, query, body }`, see withInput), typed by the
+ * handler with the schemas' output types.
+ */
+export type RouteHandler = (req: Request, res: Response, input: never) => unknown;
+
+/** The schemas a route parses its input with (its table entry's). */
+interface RouteSchemas {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+}
+
+/**
+ * The route's handler, given the input its schemas parse: the path's
+ * parameters, the query and the JSON body, in that order (the first that
+ * breaks a rule is the answer), each absent when the route has no schema for it.
+ */
+export function withInput(route: RouteSchemas, handle: RouteHandler): RequestHandler {
+  return (req, res) =>
+    handle(req, res, {
+      params: route.params && parseInput(route.params, req.params),
+      query: route.query && parseInput(route.query, req.query),
+      body: route.body && parseInput(route.body, jsonBody(req)),
+    } as never);
 }
 
 /**
@@ -142,6 +170,9 @@ export const pathId = z.preprocess(
   textAsNumber(/^\d+$/),
   z.int(NOT_AN_ID).min(1, NOT_AN_ID).max(INT_MAX, NOT_AN_ID),
 );
+
+/** The `:id` of a path as a route's params. */
+export const idParams = z.object({ id: pathId });
 
 /** The `limit` of a list read in parts: 1 to 500. */
 export const limitField = (text: string) =>

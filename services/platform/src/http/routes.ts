@@ -4,26 +4,19 @@ import type { RouteDoc } from './docs/route-doc.js';
 import type { StatusRouteDoc } from './docs/status-route.js';
 import { type FailureEnvelope, statusEnvelope } from './envelopes.js';
 import { methodNotAllowed } from './errors.js';
+import { type RouteHandler, withInput } from './input.js';
 
 /**
- * A spec route, one entry of its resource's `*.routes.ts`: its document and
- * envelope (api-docs/route-doc.ts) and its handler. Before the handler run the
- * administrator token when `admin`, then the JSON body: every spec route reads
- * its own, so a refused one is answered in the route's envelope.
+ * One route of a resource's `*.routes.ts`, written once: method, path (and
+ * older aliases), the administrator token when `admin`, the schemas its input
+ * is parsed with, its handler, and its document and envelope: a spec route's
+ * (docs/route-doc.ts: its failures in its own envelope at HTTP 200) or one
+ * outside the spec's (docs/status-route.ts: the events and webhooks, whose
+ * failures answer at their HTTP status).
  */
-export interface SpecRoute<H> extends RouteDoc {
-  handler(handlers: H): RequestHandler;
-}
-
-/**
- * A route outside the spec (events, webhooks): its document
- * (api-docs/status-route.ts) and its handler, behind the administrator token
- * and, when `json`, the JSON body; its failures answer at their HTTP status.
- */
-export interface StatusRoute<H> extends StatusRouteDoc {
-  handler(handlers: H): RequestHandler;
-  json?: true;
-}
+export type Route<H> = (RouteDoc | StatusRouteDoc) & {
+  handler(handlers: H): RouteHandler;
+};
 
 /** The middleware route entries name. */
 export interface RouteMiddleware {
@@ -31,42 +24,47 @@ export interface RouteMiddleware {
   adminOnly: RequestHandler;
 }
 
-const pathsOf = (route: RouteDoc) => [route.path, ...Object.keys(route.aliases ?? {})];
+/** A route outside the spec (its document has a `success` answer rather than a spec `reply`). */
+export const isStatusRoute = (route: RouteDoc | StatusRouteDoc): route is StatusRouteDoc =>
+  'success' in route;
 
-/** The router of a spec resource's table, each alias answering as its route. */
-export function specRouter<H>(
-  routes: readonly SpecRoute<H>[],
+const pathsOf = (route: RouteDoc | StatusRouteDoc) => [
+  route.path,
+  ...Object.keys(('aliases' in route && route.aliases) || {}),
+];
+
+/**
+ * The router of a resource's table, each alias answering as its route. Before
+ * the handler run the administrator token when `admin`, then the JSON body:
+ * every spec route reads its own, so a refused one is answered in the route's
+ * envelope; a route outside the spec reads one only when it takes a body.
+ */
+export function routerOf<H>(
+  routes: readonly Route<H>[],
   handlers: H,
   { json, adminOnly }: RouteMiddleware,
 ): Router {
   const table = routes.flatMap((route): TableRoute[] => {
-    const chain = [...(route.admin ? [adminOnly] : []), json, route.handler(handlers)];
+    const readsBody = !isStatusRoute(route) || route.body !== undefined;
+    const chain = [
+      ...(route.admin ? [adminOnly] : []),
+      ...(readsBody ? [json] : []),
+      withInput(route, route.handler(handlers)),
+    ];
     return pathsOf(route).map((path) => ({ method: route.method, path, handlers: chain }));
   });
   return tableRouter(table, methodNotAllowed);
 }
 
-/** The router of a table of routes outside the spec. */
-export function statusRouter<H>(
-  routes: readonly StatusRoute<H>[],
-  handlers: H,
-  { json, adminOnly }: RouteMiddleware,
-): Router {
-  const table = routes.map(({ method, path, json: readsBody, handler }) => ({
-    method,
-    path,
-    handlers: [adminOnly, ...(readsBody ? [json] : []), handler(handlers)],
-  }));
-  return tableRouter(table, methodNotAllowed);
-}
-
 /** The envelope each route path's failures answer in, for the error middleware. */
 export function failureEnvelopes(
-  spec: readonly RouteDoc[],
-  status: readonly StatusRouteDoc[],
+  routes: readonly (RouteDoc | StatusRouteDoc)[],
 ): Map<string, FailureEnvelope> {
-  return new Map<string, FailureEnvelope>([
-    ...spec.flatMap((route) => pathsOf(route).map((path) => [path, route.failure] as const)),
-    ...status.map(({ path }) => [path, statusEnvelope] as const),
-  ]);
+  return new Map(
+    routes.flatMap((route) =>
+      pathsOf(route).map(
+        (path) => [path, isStatusRoute(route) ? statusEnvelope : route.failure] as const,
+      ),
+    ),
+  );
 }

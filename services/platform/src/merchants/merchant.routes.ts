@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../http/docs/failure-envelopes.js';
 import { pageHeaders } from '../http/docs/reply-schemas.js';
-import { pathId } from '../http/input.js';
+import { idParams } from '../http/input.js';
 import { LIST_FAILED, LISTED, notPositive, STORAGE_UNAVAILABLE } from '../http/messages.js';
-import type { SpecRoute } from '../http/routes.js';
+import type { Route } from '../http/routes.js';
 import type { merchantHandlers } from './merchant.handlers.js';
 import {
   MERCHANT_ADD_FAILED,
@@ -15,7 +15,7 @@ import {
   merchantAdded,
   merchantApproved,
   merchantList,
-  merchantListParams,
+  merchantListQuery,
   newMerchant,
 } from './merchant.schema.js';
 
@@ -25,14 +25,14 @@ const approveFailure = msgEnvelope(MERCHANT_NOT_FOUND);
 const tags = ['merchants'];
 
 /** The merchant routes: method, path, middleware, handler, envelope and document. */
-export const merchantRoutes: SpecRoute<ReturnType<typeof merchantHandlers>>[] = [
+export const merchantRoutes: Route<ReturnType<typeof merchantHandlers>>[] = [
   {
     method: 'get',
     path: '/api/merchant/list',
     handler: (h) => h.list,
     summary: 'Every merchant in id order, or one page of them',
     tags,
-    query: merchantListParams,
+    query: merchantListQuery,
     reply: merchantList,
     replyExample: {
       code: 200,
@@ -75,7 +75,7 @@ export const merchantRoutes: SpecRoute<ReturnType<typeof merchantHandlers>>[] = 
     summary: 'Approve a merchant (status 1)',
     tags,
     admin: true,
-    params: z.object({ id: pathId }),
+    params: idParams,
     reply: merchantApproved,
     replyExample: { code: 200, msg: MERCHANT_APPROVED },
     failure: approveFailure,

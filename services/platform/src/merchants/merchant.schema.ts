@@ -11,7 +11,7 @@ import { pageQuery, toPage } from '../http/lists/list-query.js';
 import { NOT_AN_OBJECT } from '../http/messages.js';
 import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 
-export const merchantListParams = z.object(pageQuery);
+const merchantListParams = z.object(pageQuery);
 
 export const merchantListQuery = merchantListParams.transform(toPage);
 

@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../http/docs/failure-envelopes.js';
 import { pageHeaders } from '../http/docs/reply-schemas.js';
-import { pathId } from '../http/input.js';
+import { idParams } from '../http/input.js';
 import { LIST_FAILED, LISTED, notPositive, STORAGE_UNAVAILABLE } from '../http/messages.js';
-import type { SpecRoute } from '../http/routes.js';
+import type { Route } from '../http/routes.js';
 import type { serviceHandlers } from './service.handlers.js';
 import {
   SERVICE_ADD_FAILED,
@@ -17,7 +17,7 @@ import {
   newService,
   serviceAdded,
   serviceList,
-  serviceListParams,
+  serviceListQuery,
   servicePublished,
   serviceUnpublished,
 } from './service.schema.js';
@@ -27,7 +27,7 @@ const addFailure = dataEnvelope(SERVICE_ADD_FAILED);
 const shelveFailure = msgEnvelope(SERVICE_NOT_FOUND);
 const tags = ['services'];
 
-type ServiceRoute = SpecRoute<ReturnType<typeof serviceHandlers>>;
+type ServiceRoute = Route<ReturnType<typeof serviceHandlers>>;
 
 /** Publish (status 1) and unpublish (status 0) differ in path, status and texts only. */
 const shelveRoute = (
@@ -43,7 +43,7 @@ const shelveRoute = (
   summary,
   tags,
   admin: true,
-  params: z.object({ id: pathId }),
+  params: idParams,
   reply,
   replyExample: { code: 200, msg },
   failure: shelveFailure,
@@ -62,7 +62,7 @@ export const serviceRoutes: ServiceRoute[] = [
     handler: (h) => h.list,
     summary: 'Every service in id order, off-shelf ones included, with its merchant name',
     tags,
-    query: serviceListParams,
+    query: serviceListQuery,
     reply: serviceList,
     replyExample: {
       code: 200,

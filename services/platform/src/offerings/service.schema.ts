@@ -35,12 +35,14 @@ const t = z.unknown().optional().meta({
   description: 'a timestamp the clients send against caches; ignored',
 });
 
-export const serviceListParams = z.object({ category, t, ...pageQuery });
+const serviceListParams = z.object({ category, t, ...pageQuery });
 
 export const serviceListQuery = serviceListParams.transform((query) => ({
   category: query.category,
   page: toPage(query),
 }));
+
+export type ServiceListQuery = z.output<typeof serviceListQuery>;
 
 const PRICE_MAX = 99_999_999.99;
 const PRICE = /^\d+(\.\d{1,2})?$/;

@@ -1,17 +1,17 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
-import { jsonBody, parseInput, pathId, requestKey } from '../http/input.js';
+import { requestKey } from '../http/input.js';
 import { sendList } from '../http/lists/send-list.js';
 import { LISTED } from '../http/messages.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
 import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
 import type { OrderRepository } from './order.repository.js';
-import { newOrder, orderListQuery } from './order.schema.js';
+import type { NewOrder, OrderListQuery } from './order.schema.js';
 import { encodeCursor, nextPage, positionOf } from './order-cursor.js';
 
-/** Each route's work: parse the input, call the repository, answer; a failure is thrown. */
+/** Each route's work, given its parsed input: call the repository, answer; a failure is thrown. */
 export function orderHandlers(orders: OrderRepository, { wholeLists }: RouterDeps) {
   return {
     /**
@@ -22,8 +22,8 @@ export function orderHandlers(orders: OrderRepository, { wholeLists }: RouterDep
      * every page but the last X-Next-Cursor and a Link to the next. One row
      * more than the page is read to know whether a next page exists.
      */
-    async list(req: Request, res: Response) {
-      const { status, page, walk } = parseInput(orderListQuery, req.query);
+    async list(req: Request, res: Response, { query }: { query: OrderListQuery }) {
+      const { status, page, walk } = query;
       const list = orders.list(status);
       if (!walk) return sendList(res, list, wholeLists, page);
       const secret = await orders.cursorSecret();
@@ -44,15 +44,14 @@ export function orderHandlers(orders: OrderRepository, { wholeLists }: RouterDep
       res.json(messageBody(200, LISTED, rows));
     },
 
-    async create(req: Request, res: Response) {
-      const order = parseInput(newOrder, jsonBody(req));
-      const { id, replayed } = await orders.create(order, requestKey(req, 'order'));
+    async create(req: Request, res: Response, { body }: { body: NewOrder }) {
+      const { id, replayed } = await orders.create(body, requestKey(req, 'order'));
       if (replayed) res.set(IDEMPOTENT_REPLAYED, 'true');
       res.json(messageBody(200, ORDER_CREATED, { id }));
     },
 
-    async complete(req: Request, res: Response) {
-      await orders.complete(parseInput(pathId, req.params.id));
+    async complete(_req: Request, res: Response, { params }: { params: { id: number } }) {
+      await orders.complete(params.id);
       res.json(msgBody(200, ORDER_COMPLETED));
     },
   };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorEnvelope, msgEnvelope } from '../http/docs/failure-envelopes.js';
 import { pageHeaders } from '../http/docs/reply-schemas.js';
-import { pathId } from '../http/input.js';
+import { idParams } from '../http/input.js';
 import {
   BODY_FAULTS,
   LIST_FAILED,
@@ -10,7 +10,7 @@ import {
   notPositive,
   STORAGE_UNAVAILABLE,
 } from '../http/messages.js';
-import type { SpecRoute } from '../http/routes.js';
+import type { Route } from '../http/routes.js';
 import type { orderHandlers } from './order.handlers.js';
 import {
   BAD_ORDER_STATUS,
@@ -24,7 +24,7 @@ import {
   orderCompleted,
   orderCreated,
   orderList,
-  orderListParams,
+  orderListQuery,
 } from './order.schema.js';
 
 const listFailure = errorEnvelope(LIST_FAILED);
@@ -50,7 +50,7 @@ export const exampleOrder = {
 const ADMIN_CLIENT = 'the administrator client';
 
 /** The order routes: method, path (and the older clients' paths), middleware, handler, envelope and document. */
-export const orderRoutes: SpecRoute<ReturnType<typeof orderHandlers>>[] = [
+export const orderRoutes: Route<ReturnType<typeof orderHandlers>>[] = [
   {
     method: 'get',
     path: '/api/order/list',
@@ -59,7 +59,7 @@ export const orderRoutes: SpecRoute<ReturnType<typeof orderHandlers>>[] = [
     summary: 'Orders, newest first, optionally of one status',
     tags,
     admin: true,
-    query: orderListParams,
+    query: orderListQuery,
     reply: orderList,
     replyExample: {
       code: 200,
@@ -110,7 +110,7 @@ export const orderRoutes: SpecRoute<ReturnType<typeof orderHandlers>>[] = [
     summary: 'Complete an order (status 1); completing a completed order answers 200',
     tags,
     admin: true,
-    params: z.object({ id: pathId }),
+    params: idParams,
     reply: orderCompleted,
     replyExample: { code: 200, msg: ORDER_COMPLETED },
     failure: completeFailure,

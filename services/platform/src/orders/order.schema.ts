@@ -43,7 +43,7 @@ const cursor = z
       'the X-Next-Cursor of the page before: the next pageSize rows after it, in the list of the status it was made with',
   });
 
-export const orderListParams = z.object({ status, ...pageQuery, cursor });
+const orderListParams = z.object({ status, ...pageQuery, cursor });
 
 /**
  * A whole list, a numbered page (`page`), or a page of a walk by cursor:
@@ -60,6 +60,8 @@ export const orderListQuery = orderListParams.transform((query, ctx) => {
   }
   return { status, walk: { cursor, limit: pageSize ?? DEFAULT_PAGE_SIZE } };
 });
+
+export type OrderListQuery = z.output<typeof orderListQuery>;
 
 /** A `status` in the body is dropped: an order starts at 0. */
 export const newOrder = z.object(

@@ -1,6 +1,5 @@
 import { AppError, messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
-import { jsonBody, parseInput } from '../http/input.js';
 import { LISTED } from '../http/messages.js';
 import { newSecret } from './signature.js';
 import {
@@ -11,8 +10,11 @@ import {
   WEBHOOK_RETRIED,
 } from './webhook.messages.js';
 import type { WebhookRepository } from './webhook.repository.js';
-import { deliveryQuery, newWebhook, webhookParams } from './webhook.schema.js';
+import type { DeliveryQuery, NewWebhook } from './webhook.schema.js';
 import { addressesOf, isPrivateAddress } from './webhook-address.js';
+
+/** A webhook route's path parameters. */
+type WebhookId = { id: number };
 
 interface WebhookDeps {
   webhooks: WebhookRepository;
@@ -32,8 +34,8 @@ async function checkReachable(url: URL, allowPrivate: boolean): Promise<void> {
 
 export function webhookHandlers({ webhooks, allowPrivate }: WebhookDeps) {
   return {
-    async add(req: Request, res: Response) {
-      const { url, types } = parseInput(newWebhook, jsonBody(req));
+    async add(_req: Request, res: Response, { body }: { body: NewWebhook }) {
+      const { url, types } = body;
       await checkReachable(url, allowPrivate);
       const secret = newSecret();
       const added = await webhooks.add(url.href, types ?? null, secret);
@@ -44,19 +46,24 @@ export function webhookHandlers({ webhooks, allowPrivate }: WebhookDeps) {
       res.json(messageBody(200, LISTED, await webhooks.list()));
     },
 
-    async remove(req: Request, res: Response) {
-      await webhooks.remove(parseInput(webhookParams, req.params).id);
+    async remove(_req: Request, res: Response, { params }: { params: WebhookId }) {
+      await webhooks.remove(params.id);
       res.json(messageBody(200, WEBHOOK_DELETED));
     },
 
-    async deliveries(req: Request, res: Response) {
-      const { id } = parseInput(webhookParams, req.params);
-      const { status, limit } = parseInput(deliveryQuery, req.query);
-      res.json(messageBody(200, LISTED, await webhooks.deliveries(id, status, limit ?? 100)));
+    async deliveries(
+      _req: Request,
+      res: Response,
+      { params, query }: { params: WebhookId; query: DeliveryQuery },
+    ) {
+      const { status, limit } = query;
+      res.json(
+        messageBody(200, LISTED, await webhooks.deliveries(params.id, status, limit ?? 100)),
+      );
     },
 
-    async retry(req: Request, res: Response) {
-      const retried = await webhooks.retryFailed(parseInput(webhookParams, req.params).id);
+    async retry(_req: Request, res: Response, { params }: { params: WebhookId }) {
+      const retried = await webhooks.retryFailed(params.id);
       res.json(messageBody(200, WEBHOOK_RETRIED, { retried }));
     },
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BODY_FAULTS, LISTED, NOT_JSON_TYPE, noSuchRow, notPositive } from '../http/messages.js';
-import type { StatusRoute } from '../http/routes.js';
+import type { Route } from '../http/routes.js';
 import type { webhookHandlers } from './webhook.handlers.js';
 import {
   BAD_STATUS,
@@ -28,12 +28,12 @@ const exampleWebhook = {
 const missing = { 404: noSuchRow('webhook', 9), 400: notPositive('id') };
 
 /** The webhook routes, all administrator routes. */
-export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = [
+export const webhookRoutes: Route<ReturnType<typeof webhookHandlers>>[] = [
   {
     method: 'post',
     path: '/api/webhooks',
-    json: true,
     handler: (h) => h.add,
+    admin: true,
     summary: 'Add a webhook: the events of its types are POSTed to its URL, signed',
     description:
       'Deliveries follow Standard Webhooks: a POST of the event JSON with `webhook-id` (the event id), `webhook-timestamp` (seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body keyed with the secret>`. A 2xx answer within 10 s is delivered; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is failed. At least once: a redelivery carries the same webhook-id. The URL may not reach a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE=true.',
@@ -63,6 +63,7 @@ export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = 
     method: 'get',
     path: '/api/webhooks',
     handler: (h) => h.list,
+    admin: true,
     summary: 'The webhooks, without their secrets',
     tags,
     success: {
@@ -80,6 +81,7 @@ export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = 
     method: 'delete',
     path: '/api/webhooks/:id',
     handler: (h) => h.remove,
+    admin: true,
     summary: 'Delete a webhook and its deliveries',
     tags,
     params: webhookParams,
@@ -94,6 +96,7 @@ export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = 
     method: 'get',
     path: '/api/webhooks/:id/deliveries',
     handler: (h) => h.deliveries,
+    admin: true,
     summary:
       "A webhook's deliveries, newest event first (status=failed: the ones whose retries are spent)",
     tags,
@@ -130,6 +133,7 @@ export const webhookRoutes: StatusRoute<ReturnType<typeof webhookHandlers>>[] = 
     method: 'post',
     path: '/api/webhooks/:id/retry',
     handler: (h) => h.retry,
+    admin: true,
     summary: "Send a webhook's failed deliveries again, with a fresh round of retries",
     tags,
     params: webhookParams,

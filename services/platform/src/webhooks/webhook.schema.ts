@@ -28,6 +28,8 @@ const types = z.preprocess(
 /** POST /api/webhooks */
 export const newWebhook = z.object({ url, types }, { error: NOT_AN_OBJECT });
 
+export type NewWebhook = z.output<typeof newWebhook>;
+
 const webhookFields = {
   id: rowId,
   url: z.string(),
@@ -62,6 +64,8 @@ export const deliveryQuery = z.object({
     .optional()
     .meta({ description: 'deliveries in the answer, 1 to 500 (100 when absent)' }),
 });
+
+export type DeliveryQuery = z.output<typeof deliveryQuery>;
 
 const time = z.iso.datetime();
 

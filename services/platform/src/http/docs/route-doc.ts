@@ -22,8 +22,9 @@ export interface RouteDoc {
   aliases?: Record<string, string>;
   summary: string;
   tags: string[];
-  params?: z.ZodObject;
-  query?: z.ZodObject;
+  /** The schemas the route's input is parsed with (http/input.ts withInput). */
+  params?: z.ZodType;
+  query?: z.ZodType;
   body?: z.ZodType;
   bodyExample?: unknown;
   /** The success body. */
@@ -45,7 +46,11 @@ export interface RouteDoc {
 const FAILURE_CODES: readonly FailureCode[] = [400, 413, 415, 500];
 const ADMIN_FAILURE_CODES: readonly FailureCode[] = [400, 401, 413, 415, 500];
 
-/** The security scheme of the administrator routes, as openapi.ts declares it. */
+/** The object a path or query schema documents: a transformed one (a pipe) by what it takes in. */
+const documented = (schema: z.ZodType | undefined) =>
+  (schema instanceof z.ZodPipe ? schema.in : schema) as z.ZodObject | undefined;
+
+/** The security scheme of the administrator routes, as app.ts declares it. */
 export const ADMIN_TOKEN_SCHEME = 'adminToken';
 
 const ADMIN_NOTE =
@@ -76,8 +81,8 @@ function operationDoc(route: RouteDoc): OperationDoc {
     path: route.path,
     summary: route.summary,
     tags: route.tags,
-    params: route.params,
-    query: route.query,
+    params: documented(route.params),
+    query: documented(route.query),
     body: route.body,
     bodyExample: route.bodyExample,
     responses: {

@@ -21,13 +21,15 @@ const ADMIN_NOTE =
 
 /** A route outside the spec: its success at HTTP 200, each failure `{ code, message }` at the HTTP status of its code. */
 export interface StatusRouteDoc extends Omit<OperationDoc, 'responses'> {
+  /** Every route outside the spec takes the administrator token (while PLATFORM_ADMIN_TOKEN is set). */
+  admin: true;
   success: MediaTypedResponse;
   /** Failure texts shown as examples, by code; 401 and 503 are added to every route. */
   failureTexts: Partial<Record<number, string>>;
 }
 
 export function statusOperation(route: StatusRouteDoc): OperationDoc {
-  const { success, failureTexts, ...operation } = route;
+  const { success, failureTexts, admin: _admin, ...operation } = route;
   const texts = { ...failureTexts, 401: ADMIN_TOKEN_REQUIRED, 503: STORAGE_UNAVAILABLE };
   const responses: Record<number, ResponseDoc> = { 200: success };
   for (const [code, text] of Object.entries(texts)) {
