@@ -51,7 +51,7 @@ export function withInput(route: RouteSchemas, handle: RouteHandler): RequestHan
  * The parsed JSON body. A request without a body reads as `{}`, so each missing
  * field is named; a body the JSON parser skipped was sent with another type.
  */
-export function jsonBody(req: Request): unknown {
+function jsonBody(req: Request): unknown {
   if (req.body !== undefined) return req.body;
   const length = Number(req.headers['content-length'] ?? 0);
   if (req.headers['transfer-encoding'] !== undefined || length > 0) {

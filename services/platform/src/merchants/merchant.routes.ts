@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, msgEnvelope } from '../http/docs/failure-envelopes.js';
 import { pageHeaders } from '../http/docs/reply-schemas.js';
 import { idParams } from '../http/input.js';
