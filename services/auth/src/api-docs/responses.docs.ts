@@ -163,3 +163,6 @@ export const guardedWriteFailures: Record<number, ResponseDoc> = {
   ...guardedFailures,
   503: writeUnavailable,
 };
+
+/** The User-Agent the session and security-log examples were made with. */
+export const EXAMPLE_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) Firefox/136.0';

@@ -1,6 +1,11 @@
 import type { ResponseDoc } from '@svc/common';
 import { z } from 'zod';
-import { envelope, guardedFailures, success } from '../api-docs/responses.docs.js';
+import {
+  EXAMPLE_USER_AGENT,
+  envelope,
+  guardedFailures,
+  success,
+} from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
 import type { AuthRoute } from '../http/routes.js';
 import type { securityEventHandlers } from './security-event.handlers.js';
@@ -42,7 +47,7 @@ const example = [
     type: 'login',
     at: '2025-03-01T08:00:00.000Z',
     ip: '203.0.113.7',
-    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/136.0',
+    userAgent: EXAMPLE_USER_AGENT,
     newDevice: true,
   },
   {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  EXAMPLE_USER_AGENT,
   failure,
   guardedFailures,
   guardedWriteFailures,
@@ -40,7 +41,7 @@ const example = {
   createdAt: '2025-03-01T08:00:00.000Z',
   lastSeenAt: '2025-03-01T08:41:00.000Z',
   expiresAt: '2025-03-01T09:00:00.000Z',
-  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/136.0',
+  userAgent: EXAMPLE_USER_AGENT,
   ip: '203.0.113.7',
 };
 

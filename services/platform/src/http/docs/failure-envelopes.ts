@@ -11,7 +11,8 @@ import { SERVER_ERROR } from '../messages.js';
  */
 export type FailureCode = 400 | 401 | 409 | 413 | 415 | 422 | 500 | 503;
 
-const CODE_TEXTS: Record<FailureCode, string> = {
+/** What each failure code means, in every route's document. */
+export const CODE_TEXTS: Record<FailureCode, string> = {
   400: 'the input breaks a rule, the text names each field',
   401: 'no or a wrong administrator token, only while PLATFORM_ADMIN_TOKEN is set',
   409: 'the first request with this Idempotency-Key is still being carried out (HTTP 409, with Retry-After)',

@@ -30,22 +30,20 @@ export const createdReply = (message: string) =>
 export const changedReply = (msg: string) =>
   z.strictObject({ code: z.literal(200), msg: z.literal(msg) });
 
-/** Every path no route answers: HTTP 404. */
-export const notFoundBody = z.strictObject({
-  code: z.literal(404),
-  message: z.literal(NOT_FOUND),
-});
+/** `{ code, message }`, the body of every answer outside the spec's envelopes; `message` any text unless given. */
+export const messageReply = (code: number, message?: string) =>
+  z.strictObject({
+    code: z.literal(code),
+    message: message === undefined ? z.string() : z.literal(message),
+  });
 
-/** A known path asked with another method: HTTP 405. */
-const methodNotAllowedBody = z.strictObject({
-  code: z.literal(405),
-  message: z.literal(METHOD_NOT_ALLOWED),
-});
+/** Every path no route answers: HTTP 404. */
+export const notFoundBody = messageReply(404, NOT_FOUND);
 
 /** The 405 every route's path answers to another method (http/errors.ts). */
 export const wrongMethod: ResponseDoc = {
   description: 'The path asked with another method; Allow names the methods it takes',
-  schema: methodNotAllowedBody,
+  schema: messageReply(405, METHOD_NOT_ALLOWED),
   example: { code: 405, message: METHOD_NOT_ALLOWED },
   headers: { Allow: { description: "the path's methods", schema: z.string() } },
 };

@@ -1,18 +1,19 @@
 import type { OperationDoc, ResponseDoc } from '@svc/common';
 import { z } from 'zod';
 import { ADMIN_TOKEN_REQUIRED, STORAGE_UNAVAILABLE } from '../messages.js';
+import { CODE_TEXTS } from './failure-envelopes.js';
 import type { MediaTypedResponse } from './media-types.js';
-import { wrongMethod } from './reply-schemas.js';
+import { messageReply, wrongMethod } from './reply-schemas.js';
 import { ADMIN_TOKEN_SCHEME } from './route-doc.js';
 
 /** What each failure of the events and webhook routes means. */
 const MEANINGS: Record<number, string> = {
   400: 'a parameter or the body breaks a rule; the message names it',
-  401: 'no or a wrong administrator token, only while PLATFORM_ADMIN_TOKEN is set',
+  401: CODE_TEXTS[401],
   404: 'no webhook has the id',
   410: 'the events after `after` are no longer kept (EVENT_RETENTION_DAYS): some were missed',
-  413: 'the body is over the limit',
-  415: 'the body is not JSON',
+  413: CODE_TEXTS[413],
+  415: CODE_TEXTS[415],
   503: 'the store is unavailable, or a write gave way to a conflicting transaction (nothing written), or its outcome is unknown (sent, and the database never answered: a retry settles it); the text says which. Try again after Retry-After seconds',
 };
 
@@ -35,7 +36,7 @@ export function statusOperation(route: StatusRouteDoc): OperationDoc {
   for (const [code, text] of Object.entries(texts)) {
     responses[Number(code)] = {
       description: MEANINGS[Number(code)] ?? text,
-      schema: z.strictObject({ code: z.literal(Number(code)), message: z.string() }),
+      schema: messageReply(Number(code)),
       example: { code: Number(code), message: text },
       headers:
         code === '503'
