@@ -5,19 +5,11 @@ import {
   type LookupThenList,
   MissingReferenceError,
   type Pool,
-  type ResultSetHeader,
   type Statement,
 } from '@svc/common';
+import { type Around, insertRowsOn, NOTHING_AROUND } from './new-rows.js';
 
 const COMMA = Buffer.from(',');
-
-/** What commits with the rows of one INSERT, in its transaction: statements before it and after it. */
-export interface Around {
-  before: Statement[];
-  after: Statement[];
-}
-
-export const NOTHING_AROUND: Around = { before: [], after: [] };
 
 /**
  * The platform's SQL, on common's Database: every failure is a domain error
@@ -137,38 +129,4 @@ export function naming(err: unknown, what: string, id: number): unknown {
   return err instanceof MissingReferenceError
     ? new MissingReferenceError(what, id, { cause: err.cause })
     : err;
-}
-
-const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
-
-/**
- * insertRows on common's Database. InnoDB reserves the ids of an INSERT whose
- * row count it knows in one step, in every innodb_autoinc_lock_mode, so its
- * rows get consecutive ids, auto_increment_increment apart, from the first
- * (the insertId); that setting is read once (per-session changes are not
- * followed). With statements `around` it, one transaction holds them all,
- * in one round trip; alone, it is a prepared statement.
- */
-function insertRowsOn(db: Database): PlatformDatabase['insertRows'] {
-  let idStep: Promise<number> | undefined;
-  const autoIncrementStep = () =>
-    (idStep ??= db.select<{ step: number }>(AUTO_INCREMENT_STEP).then(
-      ([row]) => Number(row?.step ?? 1),
-      (err) => {
-        idStep = undefined;
-        throw err;
-      },
-    ));
-  const inserted = async (sql: string, values: unknown[], { before, after }: Around) =>
-    before.length + after.length > 0
-      ? ((await db.transaction([...before, { sql, values }, ...after]))[
-          before.length
-        ] as ResultSetHeader)
-      : db.write(sql, values);
-
-  return async (sql, rows, around = NOTHING_AROUND) => {
-    const step = rows.length > 1 ? await autoIncrementStep() : 1;
-    const result = await inserted(sql, rows.flat(), around);
-    return Array.from({ length: rows.length }, (_row, i) => result.insertId + i * step);
-  };
 }

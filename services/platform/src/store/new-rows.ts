@@ -1,6 +1,18 @@
-import type { Statement } from '@svc/common';
-import { type Around, NOTHING_AROUND } from './database.js';
-import type { SharedRow } from './shared-inserts.js';
+import type { Database, ResultSetHeader, Statement } from '@svc/common';
+
+/** What commits with the rows of one INSERT, in its transaction: statements before it and after it. */
+export interface Around {
+  before: Statement[];
+  after: Statement[];
+}
+
+export const NOTHING_AROUND: Around = { before: [], after: [] };
+
+/** A row to write: its values, in the columns' order, and the key that comes with it. */
+export interface SharedRow<Key> {
+  values: unknown[];
+  key: Key | undefined;
+}
 
 /** How rows' keys are kept with them (idempotency/kept-keys.ts). */
 interface RowKeys<Key> {
@@ -56,5 +68,41 @@ export function newRowsAround<Key>(
       before: parent ? [parentsLocked(parent, rows)] : [],
       after: [...kept, ...events(rows.length)],
     };
+  };
+}
+
+const AUTO_INCREMENT_STEP = 'SELECT @@auto_increment_increment AS step';
+
+/**
+ * insertRows on common's Database. InnoDB reserves the ids of an INSERT whose
+ * row count it knows in one step, in every innodb_autoinc_lock_mode, so its
+ * rows get consecutive ids, auto_increment_increment apart, from the first
+ * (the insertId); that setting is read once (per-session changes are not
+ * followed). With statements `around` it, one transaction holds them all,
+ * in one round trip; alone, it is a prepared statement.
+ */
+export function insertRowsOn(
+  db: Pick<Database, 'select' | 'transaction' | 'write'>,
+): (sql: string, rows: unknown[][], around?: Around) => Promise<number[]> {
+  let idStep: Promise<number> | undefined;
+  const autoIncrementStep = () =>
+    (idStep ??= db.select<{ step: number }>(AUTO_INCREMENT_STEP).then(
+      ([row]) => Number(row?.step ?? 1),
+      (err) => {
+        idStep = undefined;
+        throw err;
+      },
+    ));
+  const inserted = async (sql: string, values: unknown[], { before, after }: Around) =>
+    before.length + after.length > 0
+      ? ((await db.transaction([...before, { sql, values }, ...after]))[
+          before.length
+        ] as ResultSetHeader)
+      : db.write(sql, values);
+
+  return async (sql, rows, around = NOTHING_AROUND) => {
+    const step = rows.length > 1 ? await autoIncrementStep() : 1;
+    const result = await inserted(sql, rows.flat(), around);
+    return Array.from({ length: rows.length }, (_row, i) => result.insertId + i * step);
   };
 }

@@ -1,11 +1,5 @@
 import { LockConflictError, OutcomeUnknownError, StoreUnavailableError } from '@svc/common';
-import type { Around, PlatformDatabase } from './database.js';
-
-/** A row to write: its values, in the columns' order, and the key that comes with it. */
-export interface SharedRow<Key> {
-  values: unknown[];
-  key: Key | undefined;
-}
+import type { Around, SharedRow } from './new-rows.js';
 
 interface WaitingRow<Key> extends SharedRow<Key> {
   resolve: (id: number) => void;
@@ -62,7 +56,7 @@ export interface SharedInsertOptions<Key> {
  * hung server cannot pile up waiting rows.
  */
 export function sharedInserts<Key>(
-  db: Pick<PlatformDatabase, 'insertRows'>,
+  db: { insertRows(sql: string, rows: unknown[][], around?: Around): Promise<number[]> },
   {
     table,
     columns,
