@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Machine } from './machine.js';
-import { type ResultRow, resultTable } from './report.js';
+import { configurations, type ResultRow, resultTable } from './report.js';
 import { repoRoot, SHIPPED_DEFAULTS } from './server.js';
 import type { BenchSettings } from './settings.js';
 
@@ -54,6 +54,7 @@ export function resultsPage(rows: ResultRow[], run: RunRecord): string {
       ? `the medians of ${run.settings.runs} runs; a ratio's brackets hold the lowest and highest of the runs`
       : 'one run; each ratio is the median of its rounds';
   const caveats = shortcomings(run.settings);
+  const others = configurations(rows);
   return [
     '# Benchmark results',
     '',
@@ -65,7 +66,9 @@ export function resultsPage(rows: ResultRow[], run: RunRecord): string {
     `- Command: \`${command}\`${environment}`,
     `- Machine: ${machineLine(run.machine)}`,
     `- Figures: ${figures}`,
-    `- \`config\`: \`defaults\` is ${SHIPPED_DEFAULTS.replace(/^defaults: /, '')}; \`cpu µs/req\`: CPU per request from \`/proc\`, ours / the baseline's, and in brackets the database server's under each`,
+    `- Configuration: the shipped defaults (${SHIPPED_DEFAULTS.replace(/^defaults: /, '')})${others.length > 0 ? ', except:' : ''}`,
+    ...others.map((line) => `  - ${line}`),
+    "- `cpu µs/req`: CPU per request from `/proc`, ours / the baseline's, and in brackets the database server's under each",
     '',
     ...(caveats.length > 0
       ? [
