@@ -2,10 +2,13 @@
  * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica,events,signing]`:
  * starts what it needs on loopback, seeds its own data (reused when the size
  * matches), prints a progress line per scenario and a table per run, then with
- * several runs one table of their medians and spreads, written to
- * bench/results.json.
+ * several runs one table of their medians and spreads. The last table is
+ * written to bench/results.json and, with the date, command and machine, to
+ * bench/RESULTS.md.
  */
-import { printTable, progress, type ResultRow, writeResults } from './lib/report.js';
+import { describeMachine } from './lib/machine.js';
+import { printTable, progress, type ResultRow } from './lib/report.js';
+import { writeResults } from './lib/results-file.js';
 import { benchSettings } from './lib/settings.js';
 import { summarize } from './lib/summary.js';
 import { eventsCost } from './scenarios/events.js';
@@ -17,8 +20,9 @@ import { platformLists } from './scenarios/platform-lists.js';
 import { replicaLists } from './scenarios/replica-lists.js';
 import { signingCost } from './scenarios/signing.js';
 
-const settings = benchSettings(process.argv.slice(2));
-const started = Date.now();
+const args = process.argv.slice(2);
+const settings = benchSettings(args);
+const started = new Date();
 progress(`${settings.quick ? 'quick' : 'full'} run, ${settings.duration} s per measurement`);
 
 const scenarios = {
@@ -48,7 +52,16 @@ if (settings.runs > 1) {
   progress(`the medians of ${settings.runs} runs, with each ratio's spread:`);
   printTable(rows);
 }
-const path = await writeResults(rows);
-progress(`wrote ${path} in ${Math.round((Date.now() - started) / 1000)} s`);
+const paths = await writeResults(rows, {
+  started,
+  finished: new Date(),
+  args,
+  settings,
+  environment: Object.keys(process.env).filter((name) => name.startsWith('BENCH_')),
+  machine: await describeMachine(settings),
+});
+progress(
+  `wrote ${paths.join(' and ')} in ${Math.round((Date.now() - started.getTime()) / 1000)} s`,
+);
 const missed = rows.filter((r) => r.met === false).length;
 if (missed > 0) progress(`${missed} target(s) not met`);

@@ -1,6 +1,4 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { repoRoot, SHIPPED_DEFAULTS } from './server.js';
+import { SHIPPED_DEFAULTS } from './server.js';
 
 /** What a row's ratios must reach; `met` is judged from it (in a summary, from the medians). */
 export interface Goal {
@@ -9,7 +7,7 @@ export interface Goal {
   cpuRatioAtMost?: number;
 }
 
-/** One line of bench/results.json. */
+/** One row of bench/results.json and of the table in bench/RESULTS.md. */
 export interface ResultRow {
   scenario: string;
   /** The configuration our side ran with. */
@@ -80,25 +78,30 @@ function withSpread(value: number, runs: number[] | undefined): string {
   return `${value} (${runs[0]}–${runs[runs.length - 1]})`;
 }
 
-export function printTable(rows: ResultRow[]): void {
-  const header = [
-    'scenario',
-    'config',
-    'rps',
-    'p50 ms',
-    'p99 ms',
-    'rss MB',
-    'baseline',
-    'base rps',
-    'ratio',
-    'cpu µs/req ours|base (db)',
-    'cpu ratio',
-    'target',
-    'met',
-  ];
+const HEADER = [
+  'scenario',
+  'rps',
+  'p50 ms',
+  'p99 ms',
+  'rss MB',
+  'baseline',
+  'base rps',
+  'ratio',
+  'cpu µs/req ours / base (db)',
+  'cpu ratio',
+  'target',
+  'met',
+];
+
+/**
+ * The rows as one Markdown table, laid out as Biome formats Markdown (every
+ * column padded to its widest cell), so the same text reads in a terminal and
+ * in bench/RESULTS.md. A row's configuration is not a column, since nearly
+ * every row runs the shipped defaults: `configurations` names the others.
+ */
+export function resultTable(rows: ResultRow[]): string {
   const cells = rows.map((r) => [
     r.scenario,
-    r.config,
     String(r.rps),
     String(r.p50_ms),
     String(r.p99_ms),
@@ -107,21 +110,27 @@ export function printTable(rows: ResultRow[]): void {
     r.baseline_rps === null ? '-' : String(r.baseline_rps),
     r.ratio === null ? '-' : withSpread(r.ratio, r.spread?.ratio),
     r.cpu
-      ? `${Math.round(r.cpu.ours)}|${Math.round(r.cpu.baseline)} (${Math.round(r.cpu.db)}|${Math.round(r.cpu.baselineDb)})`
+      ? `${Math.round(r.cpu.ours)} / ${Math.round(r.cpu.baseline)} (${Math.round(r.cpu.db)} / ${Math.round(r.cpu.baselineDb)})`
       : '-',
     r.cpu_ratio === undefined ? '-' : withSpread(r.cpu_ratio, r.spread?.cpu_ratio),
     r.target,
     r.met === null ? '-' : r.met ? 'yes' : 'NO',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]?.length ?? 0)));
+  const widths = HEADER.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]?.length ?? 0)));
   const line = (values: string[]) =>
     `| ${values.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
-  for (const c of cells) process.stdout.write(`${line(c)}\n`);
+  const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
+  return [line(HEADER), rule, ...cells.map(line)].map((l) => `${l}\n`).join('');
 }
 
-export async function writeResults(rows: ResultRow[]): Promise<string> {
-  const path = join(repoRoot, 'bench', 'results.json');
-  await writeFile(path, `${JSON.stringify(rows, null, 2)}\n`);
-  return path;
+/** `<scenario>: <config>` for each row that ran other than the shipped defaults. */
+export function configurations(rows: ResultRow[]): string[] {
+  return rows.filter((r) => r.config !== SHIPPED_DEFAULTS).map((r) => `${r.scenario}: ${r.config}`);
+}
+
+export function printTable(rows: ResultRow[]): void {
+  const others = configurations(rows).map((line) => `  ${line}\n`);
+  process.stdout.write(
+    `${resultTable(rows)}${others.length > 0 ? `not at the shipped defaults (${SHIPPED_DEFAULTS}):\n${others.join('')}` : ''}`,
+  );
 }

@@ -77,7 +77,7 @@ function shellEnvironment(): NodeJS.ProcessEnv {
  * A newcomer's clean clone, in a fresh shell: the machine's own Node first on
  * PATH (the one we ship is not there), and a pnpm that does not work, so the
  * command must bring its own. The stores are this run's throwaway servers,
- * named through the AUTH_/PLATFORM_ variables the README documents.
+ * named through the AUTH_/PLATFORM_ variables docs/operations.md documents.
  */
 describe('./run start on a clean clone', () => {
   let scratch: string;

@@ -45,8 +45,9 @@ let stdout: DestinationStream | undefined;
  * uncaught exception included). A line is in the file microseconds after the
  * call, in order; only a SIGKILL or an abort in the middle of a turn loses
  * that turn's lines. With the log going to a file, a write per line cost
- * order create some 3-6% more CPU per order in the same turns (README
- * "Benchmarks"): the kernel's part of each write, not the making of the line.
+ * order create some 3-6% more CPU per order in the same turns (the git
+ * history of the README, "Benchmarks"): the kernel's part of each write, not
+ * the making of the line.
  */
 function stdoutDestination(): DestinationStream {
   if (stdout) return stdout;

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 
-/** How tokens are made and kept: see the README's "Token schemes". */
+/** How tokens are made and kept: see the README's "Key layout". */
 export type TokenScheme = 'random' | 'md5';
 
 const RANDOM_TOKEN = /^[0-9a-f]{64}$/;

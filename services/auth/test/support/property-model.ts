@@ -80,7 +80,7 @@ export class Model {
     readonly stores: Pick<Stores, 'pool' | 'redis'>,
   ) {}
 
-  /** The README's layout: `session:<sha256>` in random, the bare token in md5. */
+  /** The guard README's key layout: `session:<sha256>` in random, the bare token in md5. */
   sessionKey(token: string): string {
     return this.scheme === 'md5' ? token : `session:${sha256(token)}`;
   }
