@@ -15,7 +15,8 @@ const BUDGETS: Record<string, number> = {
   'RELIABILITY.md': 20 * KB,
   'bench/README.md': 12 * KB,
 };
-const TOTAL = 140 * KB;
+// The bound issue 49 sets for every document together.
+const TOTAL = 170 * KB;
 
 const markdownFiles = execFileSync(
   'git',

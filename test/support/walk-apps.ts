@@ -1,18 +1,25 @@
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import {
   connectRedis,
   createLogger,
   createMetrics,
   createMysqlPool,
+  messageBody,
   migrate,
   type Pool,
+  serve,
 } from '@svc/common';
 import { createTestDatabase, createTestRedis } from '@svc/test-kit';
 import type { Express } from 'express';
 import { createApp as createAuthApp } from '../../services/auth/src/app.js';
 import { migrationsDir as authMigrations } from '../../services/auth/src/migrations-dir.js';
 import { createApp as createPlatformApp } from '../../services/platform/src/app.js';
+import { eventOutbox } from '../../services/platform/src/feed/event-outbox.js';
 import { migrationsDir as platformMigrations } from '../../services/platform/src/migrations-dir.js';
+import { platformDatabase } from '../../services/platform/src/store/database.js';
+import { webhookDeliverer } from '../../services/platform/src/webhooks/deliverer.js';
+import { webhookRepository } from '../../services/platform/src/webhooks/webhook.repository.js';
 
 /**
  * The two apps as their main.ts builds them with an empty environment (metrics
@@ -79,3 +86,39 @@ export const postJson = (url: string, body: object, headers: Record<string, stri
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
+
+/**
+ * The platform as main runs it for events, on a database of its own: served
+ * on a loopback port and, with `deliver`, its publisher and its webhook
+ * deliverer started (loopback receivers allowed). `sql` runs statements on a
+ * connection of the test's own, outside the service.
+ */
+export async function eventsApp({ deliver }: { deliver: boolean }) {
+  const db = await database(true, platformMigrations);
+  const log = logger('platform');
+  const outbox = eventOutbox(platformDatabase(db.pool), log);
+  const deliverer = webhookDeliverer(
+    { webhooks: webhookRepository(platformDatabase(db.pool)), events: outbox.events, logger: log },
+    { allowPrivate: true },
+  );
+  const app = createPlatformApp({ pool: db.pool, logger: log, outbox, deliverer });
+  const { server } = await serve(
+    app,
+    { PORT: 0, HOST: '127.0.0.1', SEND_IDLE_TIMEOUT_MS: 60_000, METRICS_PORT: 0 },
+    { logger: log, envelope: messageBody },
+  );
+  const stopPublishing = deliver ? outbox.publisher.start() : async () => {};
+  if (deliver) deliverer.start();
+  const own = await db.pool.getConnection();
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sql: async (sql: string, values: unknown[] = []) => (await own.query(sql, values))[0],
+    async close() {
+      outbox.hub.endAll();
+      await Promise.all([stopPublishing(), deliverer.stop()]);
+      own.release();
+      await new Promise((resolve) => server.close(resolve));
+      await db.close();
+    },
+  };
+}

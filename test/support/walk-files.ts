@@ -170,3 +170,31 @@ async function entryOrder(session: Session, functions: Ran[]) {
     },
   };
 }
+
+/**
+ * The product files that had code executed from the start of `walk` to its
+ * end, whatever ran them (a request, or the background: the publisher, the
+ * stream hub, the deliverer): for what follows a commit. `warmUp`, the same
+ * walk, runs first, untraced but for the order in which files are entered.
+ * `walk` should run no product code itself: it writes with raw SQL and reads
+ * with a client of its own.
+ */
+export async function walkBackground(walk: () => Promise<void>, warmUp = walk): Promise<string[]> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+    await takeCoverage(session);
+    await warmUp();
+    const order = await entryOrder(session, await productRuns(session));
+    await walk();
+    const files = [...new Set((await productRuns(session)).map((fn) => fn.file))];
+    const entered = order.stop();
+    const rank = (file: string) => (entered.includes(file) ? entered.indexOf(file) : files.length);
+    return files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  } finally {
+    globalThis.__walkEntered = undefined;
+    session.disconnect();
+  }
+}

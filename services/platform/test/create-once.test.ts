@@ -1,9 +1,9 @@
 import { LockConflictError } from '@svc/common';
 import { describe, expect, it } from 'vitest';
-import { requestHash } from '../src/http/input.js';
 import { keptKeys } from '../src/idempotency/kept-keys.js';
 import { KeyInFlightError } from '../src/idempotency/key-errors.js';
 import type { RequestKey } from '../src/idempotency/key-rows.js';
+import { requestHash } from '../src/idempotency/request-key.js';
 import type { PlatformDatabase } from '../src/store/database.js';
 
 // The order of events a real race produces only now and then, laid out in turn:

@@ -10,8 +10,8 @@ import {
   StoreUnavailableError,
 } from '@svc/common';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { KEY_IN_FLIGHT, KEY_REUSED } from '../idempotency/idempotency.messages.js';
-import { KeyInFlightError, KeyReusedError } from '../idempotency/key-errors.js';
+import { KEY_IN_FLIGHT, KEY_MALFORMED, KEY_REUSED } from '../idempotency/idempotency.messages.js';
+import { KeyInFlightError, KeyMalformedError, KeyReusedError } from '../idempotency/key-errors.js';
 import type { FailureEnvelope } from './envelopes.js';
 import {
   BODY_FAULTS,
@@ -48,6 +48,7 @@ function failureOf(
   if (err instanceof NotFoundError) return { code: 404, text: noSuchRow(err.what, err.id) };
   if (err instanceof KeyInFlightError) return { code: 409, text: KEY_IN_FLIGHT };
   if (err instanceof KeyReusedError) return { code: 422, text: KEY_REUSED };
+  if (err instanceof KeyMalformedError) return { code: 400, text: KEY_MALFORMED };
   if (err instanceof MissingReferenceError && err.what !== undefined) {
     return { code: 500, text: noSuchRow(err.what, err.id ?? '') };
   }

@@ -1,14 +1,11 @@
 /**
  * The platform's input: the JSON body, parseInput (a schema's every problem
- * in one 400 text), a create's Idempotency-Key, and the field rules the
- * resources' schemas share.
+ * in one 400 text), a route's input parsed by its schemas, and the field
+ * rules the resources' schemas share.
  */
-import { hash } from 'node:crypto';
 import { AppError } from '@svc/common';
 import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY, KEY_MALFORMED } from '../idempotency/idempotency.messages.js';
-import type { KeyedResource, RequestKey } from '../idempotency/key-rows.js';
 import { NOT_JSON_TYPE, notPositive } from './messages.js';
 
 /** Parses input with a schema; every problem is named in one 400 text. */
@@ -58,52 +55,6 @@ function jsonBody(req: Request): unknown {
     throw new AppError(415, NOT_JSON_TYPE);
   }
   return {};
-}
-
-/** 1 to 255 visible ASCII characters; quoted, the same without `"` and `\`. */
-const BARE_KEY = /^[!-~]{1,255}$/;
-const QUOTED_KEY = /^"([!#-[\]-~]{1,255})"$/;
-
-/**
- * A create's Idempotency-Key, with the hash of the body it came with;
- * undefined without the header, a 400 when it is malformed. The draft's
- * Structured Field form (a string in double quotes) names the key inside.
- * Node joins a repeated header with ", ", and a space is never part of a key,
- * so two headers are refused as one malformed value.
- */
-export function requestKey(req: Request, resource: KeyedResource): RequestKey | undefined {
-  const header = req.headers[IDEMPOTENCY_KEY];
-  if (header === undefined) return undefined;
-  if (typeof header !== 'string') throw new AppError(400, KEY_MALFORMED);
-  const quoted = QUOTED_KEY.exec(header);
-  const key = quoted
-    ? (quoted[1] as string)
-    : BARE_KEY.test(header) && !header.startsWith('"') && !header.endsWith('"')
-      ? header
-      : undefined;
-  if (key === undefined) throw new AppError(400, KEY_MALFORMED);
-  return { resource, key, requestHash: requestHash(req.body) };
-}
-
-/**
- * SHA-256 of a JSON value written canonically (object keys sorted, no
- * whitespace), so two bodies that differ only in spacing or key order match.
- */
-export function requestHash(body: unknown): Buffer {
-  return hash('sha256', canonicalJson(body), 'buffer');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map(
-        (key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`,
-      );
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** The largest value of a MySQL INT column. */

@@ -1,4 +1,4 @@
-/** The header whose presence makes a create idempotent (input/parse.ts requestKey). */
+/** The header whose presence makes a create idempotent (request-key.ts). */
 export const IDEMPOTENCY_KEY = 'idempotency-key';
 
 /** The answer's header that says a create was replayed, not carried out again. */

@@ -18,3 +18,12 @@ export class KeyReusedError extends Error {
     super('the key was kept for another request');
   }
 }
+
+/** An Idempotency-Key header that is not one (see request-key.ts): nothing was written. */
+export class KeyMalformedError extends Error {
+  override name = 'KeyMalformedError';
+
+  constructor() {
+    super('the Idempotency-Key is malformed');
+  }
+}

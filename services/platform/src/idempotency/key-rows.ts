@@ -7,7 +7,7 @@ export type KeyedResource = 'merchant' | 'service' | 'order';
 export interface RequestKey {
   resource: KeyedResource;
   key: string;
-  /** SHA-256 of the request's body (see input/parse.ts requestKey). */
+  /** SHA-256 of the request's body (request-key.ts). */
   requestHash: Buffer;
 }
 

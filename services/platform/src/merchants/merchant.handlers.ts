@@ -1,10 +1,10 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
-import { requestKey } from '../http/input.js';
 import { sendList } from '../http/lists/send-list.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
+import { requestKey } from '../idempotency/request-key.js';
 import type { Page } from '../store/page.js';
 import { MERCHANT_ADDED, MERCHANT_APPROVED } from './merchant.messages.js';
 import type { MerchantRepository } from './merchant.repository.js';
@@ -18,7 +18,10 @@ export function merchantHandlers(merchants: MerchantRepository, { wholeLists }: 
     },
 
     async add(req: Request, res: Response, { body }: { body: NewMerchant }) {
-      const { id, replayed } = await merchants.create(body, requestKey(req, 'merchant'));
+      const { id, replayed } = await merchants.create(
+        body,
+        requestKey(req.headers, req.body, 'merchant'),
+      );
       if (replayed) res.set(IDEMPOTENT_REPLAYED, 'true');
       res.json(messageBody(200, MERCHANT_ADDED, { id }));
     },

@@ -1,10 +1,10 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
-import { requestKey } from '../http/input.js';
 import { sendList } from '../http/lists/send-list.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
+import { requestKey } from '../idempotency/request-key.js';
 import { SERVICE_ADDED } from './service.messages.js';
 import type { ServiceRepository } from './service.repository.js';
 import type { NewService, ServiceListQuery } from './service.schema.js';
@@ -17,7 +17,10 @@ export function serviceHandlers(services: ServiceRepository, { wholeLists }: Rou
     },
 
     async add(req: Request, res: Response, { body }: { body: NewService }) {
-      const { id, replayed } = await services.create(body, requestKey(req, 'service'));
+      const { id, replayed } = await services.create(
+        body,
+        requestKey(req.headers, req.body, 'service'),
+      );
       if (replayed) res.set(IDEMPOTENT_REPLAYED, 'true');
       res.json(messageBody(200, SERVICE_ADDED, { id }));
     },

@@ -1,11 +1,11 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import { msgBody } from '../http/envelopes.js';
-import { requestKey } from '../http/input.js';
 import { sendList } from '../http/lists/send-list.js';
 import { LISTED } from '../http/messages.js';
 import type { RouterDeps } from '../http/router-deps.js';
 import { IDEMPOTENT_REPLAYED } from '../idempotency/idempotency.messages.js';
+import { requestKey } from '../idempotency/request-key.js';
 import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
 import type { OrderRepository } from './order.repository.js';
 import type { NewOrder, OrderListQuery } from './order.schema.js';
@@ -45,7 +45,10 @@ export function orderHandlers(orders: OrderRepository, { wholeLists }: RouterDep
     },
 
     async create(req: Request, res: Response, { body }: { body: NewOrder }) {
-      const { id, replayed } = await orders.create(body, requestKey(req, 'order'));
+      const { id, replayed } = await orders.create(
+        body,
+        requestKey(req.headers, req.body, 'order'),
+      );
       if (replayed) res.set(IDEMPOTENT_REPLAYED, 'true');
       res.json(messageBody(200, ORDER_CREATED, { id }));
     },
