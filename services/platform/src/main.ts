@@ -28,7 +28,7 @@ await runService('platform', async () => {
     level: config.LOG_LEVEL,
     format: config.LOG_FORMAT,
   });
-  // Keyed creates send their transaction as one query (db/database.ts).
+  // Keyed creates send their transaction as one query (store/database.ts).
   const pool = await createMysqlPool({ ...mysqlSettingsFrom(config), multipleStatements: true });
   await migrate(pool, migrationsDir, logger);
   const replicas =

@@ -2,7 +2,7 @@
  * The spec's bodies: data routes answer `{ code, message, data }` (common's
  * messageBody), status
  * changes `{ code, msg }`. Each route's failure body is its FailureEnvelope,
- * given in its route document (api-docs/failure-envelopes.ts).
+ * given in its route document (docs/failure-envelopes.ts).
  */
 
 export function msgBody(code: number, msg: string) {

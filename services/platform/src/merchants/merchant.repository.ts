@@ -63,7 +63,7 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
 
     /**
      * With its merchant.added event and, with `key`, the request's
-     * Idempotency-Key, in the same transaction (once per key: db/kept-keys.ts).
+     * Idempotency-Key, in the same transaction (once per key: idempotency/kept-keys.ts).
      */
     create(merchant: NewMerchant, key?: RequestKey): Promise<Created> {
       const values = [merchant.name, merchant.address, merchant.phone];

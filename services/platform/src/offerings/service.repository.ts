@@ -90,7 +90,7 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
 
     /**
      * With its service.added event and, with `key`, the request's
-     * Idempotency-Key, in the same transaction (once per key: db/kept-keys.ts).
+     * Idempotency-Key, in the same transaction (once per key: idempotency/kept-keys.ts).
      * A merchant id no row has is a MissingReferenceError naming it.
      */
     create(service: NewService, key?: RequestKey): Promise<Created> {

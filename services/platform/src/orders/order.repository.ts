@@ -41,7 +41,7 @@ interface OrderRepositoryOptions {
   /**
    * INSERT_CONCURRENCY: shared INSERTs running at once. Fewer statements, each
    * with more orders, cost less CPU per order on both sides (see
-   * common's sharedInserts and the README's cost model).
+   * store/shared-inserts.ts).
    */
   insertConcurrency?: number;
   totals?: CachedCounts;
@@ -166,7 +166,7 @@ export function orderRepository(
      * Only the order and its order.created event are written: no stock change,
      * no price capture. Orders created at the same moment share an INSERT
      * (common's sharedInserts). With `key`, the order's Idempotency-Key is kept
-     * in the same transaction (once per key: db/kept-keys.ts). A service id no
+     * in the same transaction (once per key: idempotency/kept-keys.ts). A service id no
      * row has is a MissingReferenceError naming it.
      */
     create(order: NewOrder, key?: RequestKey): Promise<Created> {

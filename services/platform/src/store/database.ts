@@ -19,7 +19,7 @@ const COMMA = Buffer.from(',');
 export interface PlatformDatabase extends ListDatabase {
   /**
    * The reads of the list routes: on a replica when there are any (see
-   * replicas/replica-reads.ts), otherwise these same reads on the primary.
+   * store/replicas/replica-reads.ts), otherwise these same reads on the primary.
    */
   lists: ListDatabase;
   /**
@@ -84,7 +84,7 @@ function readsOn(db: Database): ListDatabase {
 }
 
 /**
- * `listReads`: where the list routes read (replicas/replica-reads.ts, whose
+ * `listReads`: where the list routes read (store/replicas/replica-reads.ts, whose
  * writes are the primary's); the primary when absent.
  */
 export function platformDatabase(

@@ -155,7 +155,7 @@ export function webhookRepository(db: PlatformDatabase) {
     /**
      * An attempt that failed: pending again after `retryInSeconds`, or failed
      * for good, its next_attempt_at then the time it failed, from which
-     * retention keeps it EVENT_RETENTION_DAYS (events/event-retention.ts).
+     * retention keeps it EVENT_RETENTION_DAYS (event-retention.ts).
      */
     async record(
       id: number,

@@ -8,7 +8,7 @@ import { LISTED, METHOD_NOT_ALLOWED, NOT_FOUND } from '../messages.js';
 /** An INT AUTO_INCREMENT key, or a reference to one. */
 export const rowId = z.int().min(1).max(INT_MAX);
 
-/** A TIMESTAMP as the lists write it (see db/row-fields.ts). */
+/** A TIMESTAMP as the lists write it (see store/row-fields.ts). */
 export const timestamp = z.iso.datetime().meta({
   description: 'insertion time, ISO 8601 in UTC',
   examples: ['2026-11-22T19:15:04.000Z'],
