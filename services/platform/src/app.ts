@@ -25,6 +25,7 @@ import { notFoundBody } from './http/docs/reply-schemas.js';
 import { ADMIN_TOKEN_SCHEME, operationDocs } from './http/docs/route-doc.js';
 import { statusOperation } from './http/docs/status-route.js';
 import { errorHandler, notFound } from './http/errors.js';
+import { keptLists } from './http/lists/kept-lists.js';
 import { createSlots } from './http/lists/slots.js';
 import { NOT_FOUND, NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
@@ -43,6 +44,7 @@ import { orderRepository } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { platformMetrics } from './platform-metrics.js';
 import { platformDatabase } from './store/database.js';
+import { listStamps } from './store/events/list-stamps.js';
 import type { ReplicaSet } from './store/replicas/replica-set.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import { webhookHandlers } from './webhooks/webhook.handlers.js';
@@ -59,6 +61,8 @@ export interface AppDeps {
   adminToken?: string;
   /** LIST_CONCURRENCY: whole lists of each resource read at once. */
   listConcurrency?: number;
+  /** LIST_CACHE_MB: the list bodies kept, while unchanged, at most. */
+  listCacheMb?: number;
   /** IDEMPOTENCY_TTL_SECONDS: how long a create's Idempotency-Key is kept. */
   idempotencyTtlSeconds?: number;
   /** INSERT_CONCURRENCY: shared order INSERTs running at once. */
@@ -83,6 +87,7 @@ const EXPOSED_HEADERS = [
   'X-Total-Count',
   'X-Next-Cursor',
   'Link',
+  'ETag',
   IDEMPOTENT_REPLAYED,
   'Retry-After',
 ];
@@ -97,8 +102,13 @@ export function createApp(deps: AppDeps): Express {
     adminOnly: adminOnly(adminToken),
   };
   // Each resource bounds its own whole lists.
+  const kept = keptLists({
+    maxBytes: (deps.listCacheMb ?? 32) * 1024 * 1024,
+    stamp: listStamps(db).stamp,
+  });
   const routerDeps = (): RouterDeps => ({
     wholeLists: createSlots(listConcurrency),
+    kept,
   });
 
   const app = createBaseApp({
@@ -113,7 +123,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.metrics) {
     platformMetrics(
       deps.metrics.registry,
-      { orders, outbox, deliveries: deps.deliverer?.outcomes },
+      { orders, outbox, lists: kept, deliveries: deps.deliverer?.outcomes },
       deps.replicas,
     );
   }

@@ -36,6 +36,7 @@ export const configSchema = z.object({
   REPLICA_WAIT_MS: intVar(100, 1, 60_000),
   /** Whole (unpaged) lists of each route that may hold a connection of the pool at once. */
   LIST_CONCURRENCY: intVar(2, 1, 1000),
+  LIST_CACHE_MB: intVar(32, 0, 4096),
   /** Shared order INSERTs (of up to 32 orders each) running at once. */
   INSERT_CONCURRENCY: intVar(1, 1, 1000),
   /** How long a create's Idempotency-Key is kept, from its first request: a day, at most 30. */

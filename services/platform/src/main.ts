@@ -60,6 +60,7 @@ await runService('platform', async () => {
     queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
     adminToken: config.PLATFORM_ADMIN_TOKEN,
     listConcurrency: config.LIST_CONCURRENCY,
+    listCacheMb: config.LIST_CACHE_MB,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     insertConcurrency: config.INSERT_CONCURRENCY,
     replicas,

@@ -20,11 +20,14 @@ export function platformMetrics(
   {
     orders,
     outbox,
+    lists,
     deliveries,
   }: {
     /** The order repository's shared INSERTs (orders/order.repository.ts). */
     orders: { insertsWaiting(): number };
     outbox: EventCounts;
+    /** The list bodies kept (http/lists/kept-lists.ts). */
+    lists: { counts(): { hits: number; misses: number; bytes: number } };
     /** Webhook attempts by outcome, where this instance delivers. */
     deliveries?: Record<string, number>;
   },
@@ -39,6 +42,7 @@ export function platformMetrics(
     },
   });
   eventMetrics(registry, outbox);
+  keptListMetrics(registry, lists);
   new Counter({
     name: 'platform_webhook_deliveries_total',
     help: 'Webhook delivery attempts this instance made, by outcome: delivered, retried (to be tried again) or failed (retries spent)',
@@ -82,6 +86,32 @@ function eventMetrics(
     registers: [registry],
     collect() {
       this.set(hub.open());
+    },
+  });
+}
+
+function keptListMetrics(
+  registry: Registry,
+  lists: { counts(): { hits: number; misses: number; bytes: number } },
+): void {
+  new Counter({
+    name: 'platform_list_cache_requests_total',
+    help: 'List requests by whether a kept body answered them (hit) or the rows were read (miss)',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      const { hits, misses } = lists.counts();
+      this.reset();
+      this.inc({ result: 'hit' }, hits);
+      this.inc({ result: 'miss' }, misses);
+    },
+  });
+  new Gauge({
+    name: 'platform_list_cache_bytes',
+    help: 'Bytes of list bodies kept now (at most LIST_CACHE_MB)',
+    registers: [registry],
+    collect() {
+      this.set(lists.counts().bytes);
     },
   });
 }

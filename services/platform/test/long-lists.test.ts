@@ -3,6 +3,7 @@ import { type AddressInfo, connect } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keptLists } from '../src/http/lists/kept-lists.js';
 import { sendList } from '../src/http/lists/send-list.js';
 import { createSlots } from '../src/http/lists/slots.js';
 import {
@@ -88,6 +89,16 @@ describe('a whole list of thousands of orders', () => {
   });
 });
 
+/**
+ * Lists longer than the kept bodies may hold (a kilobyte here) are sent as
+ * they are read; a new stamp for every request keeps each build its own.
+ */
+let stamps = 0;
+const streamingDeps = (wholeLists: ReturnType<typeof createSlots>) => ({
+  wholeLists,
+  kept: keptLists({ maxBytes: 1000, stamp: async () => String(stamps++) }),
+});
+
 describe('a streamed list whose client leaves while rows are still coming', () => {
   it('stops reading rows and lets the source close', async () => {
     let closed = false;
@@ -102,9 +113,9 @@ describe('a streamed list whose client leaves while rows are still coming', () =
         closed = true;
       }
     }
-    const app = express().get('/slow', async (_req, res) => {
+    const app = express().get('/slow', async (req, res) => {
       const list = { all: async () => slowRows(), page: async () => [], count: async () => 0 };
-      await sendList(res, list, createSlots(1));
+      await sendList(req, res, list, streamingDeps(createSlots(1)), 'order');
     });
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -139,14 +150,14 @@ describe('a whole list whose client leaves while it waits in line', () => {
     });
     const slots = createSlots(1, 60_000, 60_000);
     let served = 0;
-    const app = express().get('/list', async (_req, res) => {
+    const app = express().get('/list', async (req, res) => {
       const rows =
         served++ === 0
           ? heldRows
           : async function* () {
               yield Buffer.from('{"id":2}');
             };
-      await sendList(res, list(rows), slots);
+      await sendList(req, res, list(rows), streamingDeps(slots), 'order');
     });
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');

@@ -13,7 +13,7 @@ import { loadPlatformConfig } from '../src/config.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import { gtidStatements } from '../src/store/replicas/gtid.js';
 import { replicaSet } from '../src/store/replicas/replica-set.js';
-import { sharedRead } from '../src/store/replicas/shared-read.js';
+import { sharedRead } from '../src/store/shared-read.js';
 import { addMerchant, createRecordedApp, testLogs } from './support/test-app.js';
 
 /**

@@ -11,10 +11,10 @@ import type { MerchantRepository } from './merchant.repository.js';
 import type { NewMerchant } from './merchant.schema.js';
 
 /** Each route's work, given its parsed input: call the repository, answer; a failure is thrown. */
-export function merchantHandlers(merchants: MerchantRepository, { wholeLists }: RouterDeps) {
+export function merchantHandlers(merchants: MerchantRepository, lists: RouterDeps) {
   return {
-    async list(_req: Request, res: Response, { query }: { query: Page | undefined }) {
-      await sendList(res, merchants.list(), wholeLists, query);
+    async list(req: Request, res: Response, { query }: { query: Page | undefined }) {
+      await sendList(req, res, merchants.list(), lists, 'merchant', query);
     },
 
     async add(req: Request, res: Response, { body }: { body: NewMerchant }) {

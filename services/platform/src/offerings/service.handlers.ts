@@ -10,10 +10,10 @@ import type { ServiceRepository } from './service.repository.js';
 import type { NewService, ServiceListQuery } from './service.schema.js';
 
 /** Each route's work, given its parsed input: call the repository, answer; a failure is thrown. */
-export function serviceHandlers(services: ServiceRepository, { wholeLists }: RouterDeps) {
+export function serviceHandlers(services: ServiceRepository, lists: RouterDeps) {
   return {
-    async list(_req: Request, res: Response, { query }: { query: ServiceListQuery }) {
-      await sendList(res, services.list(query.category), wholeLists, query.page);
+    async list(req: Request, res: Response, { query }: { query: ServiceListQuery }) {
+      await sendList(req, res, services.list(query.category), lists, 'service', query.page);
     },
 
     async add(req: Request, res: Response, { body }: { body: NewService }) {

@@ -83,7 +83,7 @@ export function eventRows(db: PlatformDatabase, data: string) {
 }
 
 /** The oldest event kept and the last id given. */
-export async function eventBounds(db: PlatformDatabase): Promise<FeedBounds> {
+export async function eventBounds(db: Pick<PlatformDatabase, 'select'>): Promise<FeedBounds> {
   // MIN skips the NULL ids by itself; with `WHERE id IS NOT NULL` MariaDB reads the whole index.
   const [row] = await db.select<{ oldest: number | null; last: number }>(
     `SELECT (SELECT MIN(id) FROM events) AS oldest,

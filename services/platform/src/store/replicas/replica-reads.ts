@@ -6,9 +6,9 @@ import {
   type Statement,
   StoreUnavailableError,
 } from '@svc/common';
+import { sharedRead } from '../shared-read.js';
 import type { GtidStatements } from './gtid.js';
 import { replicaTurns } from './replica-turns.js';
-import { sharedRead } from './shared-read.js';
 
 interface ReplicaReadOptions {
   primary: Database;
