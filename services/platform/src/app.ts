@@ -104,7 +104,7 @@ export function createApp(deps: AppDeps): Express {
   // Each resource bounds its own whole lists.
   const kept = keptLists({
     maxBytes: (deps.listCacheMb ?? 32) * 1024 * 1024,
-    stamp: listStamps(db).stamp,
+    stamp: listStamps(db, { replicas: deps.replicas !== undefined }).stamp,
   });
   const routerDeps = (): RouterDeps => ({
     wholeLists: createSlots(listConcurrency),

@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '@svc/common';
 import type { PlatformDatabase } from '../database.js';
 import { sharedRead } from '../shared-read.js';
 import { eventBounds } from './event-rows.js';
@@ -7,6 +8,17 @@ import { UNNUMBERED } from './outbox.js';
 export type ListFamily = 'merchant' | 'service' | 'order';
 
 const FAMILIES: ListFamily[] = ['merchant', 'service', 'order'];
+
+/** The families whose rows a list shows: a service shows its merchant's name, an order both. */
+const SHOWS: Record<ListFamily, ListFamily[]> = {
+  merchant: ['merchant'],
+  service: ['service', 'merchant'],
+  order: ['order', 'service', 'merchant'],
+};
+
+/** Each table's newest row: rows inserted around the service (by hand in SQL) move it too. */
+const TOP_IDS = `SELECT (SELECT MAX(id) FROM merchants) AS merchant,
+  (SELECT MAX(id) FROM services) AS service, (SELECT MAX(id) FROM orders) AS \`order\``;
 
 /** Numbered events one read takes at most; more mean many changes, and every family moves. */
 const READ_ROWS = 1000;
@@ -21,8 +33,13 @@ const READ_ROWS = 1000;
  * the stamps of a read that began after it asked (shared with the callers
  * that came meanwhile, see sharedRead), on the primary: a change answered
  * before a list was asked for is in the stamp that list is checked against.
+ * A list's stamp is those of every family whose rows it shows (SHOWS), each
+ * with its table's newest id (TOP_IDS).
  */
-export function listStamps(db: Pick<PlatformDatabase, 'select'>) {
+export function listStamps(
+  db: Pick<PlatformDatabase, 'select'>,
+  { replicas = false }: { replicas?: boolean } = {},
+) {
   let seen: number | undefined;
   const last: Record<ListFamily, number> = { merchant: 0, service: 0, order: 0 };
 
@@ -32,15 +49,19 @@ export function listStamps(db: Pick<PlatformDatabase, 'select'>) {
       for (const family of FAMILIES) last[family] = start;
       seen = start;
     }
-    const rows = await db.select<{ id: number | null; type: string }>(
-      `(SELECT id, type FROM events ${UNNUMBERED} WHERE id > ? ORDER BY id LIMIT ${READ_ROWS})
-       UNION ALL (SELECT NULL, type FROM events ${UNNUMBERED} WHERE id IS NULL)`,
-      [seen],
-    );
+    const [rows, [tops]] = await Promise.all([
+      db.select<{ id: number | null; type: string }>(
+        `(SELECT id, type FROM events ${UNNUMBERED} WHERE id > ? ORDER BY id LIMIT ${READ_ROWS})
+         UNION ALL (SELECT NULL, type FROM events ${UNNUMBERED} WHERE id IS NULL)`,
+        [seen],
+      ),
+      db.select<Record<ListFamily, number | null>>(TOP_IDS),
+    ]);
     const waiting: Record<ListFamily, number> = { merchant: 0, service: 0, order: 0 };
     let numbered = 0;
     for (const { id, type } of rows) {
       const family = type.slice(0, type.indexOf('.')) as ListFamily;
+      if (!FAMILIES.includes(family)) continue;
       if (id === null) {
         waiting[family] += 1;
         continue;
@@ -50,17 +71,25 @@ export function listStamps(db: Pick<PlatformDatabase, 'select'>) {
       seen = Math.max(seen, Number(id));
     }
     if (numbered === READ_ROWS) for (const family of FAMILIES) last[family] = seen;
-    return {
-      merchant: `${last.merchant}.${waiting.merchant}`,
-      service: `${last.service}.${waiting.service}`,
-      order: `${last.order}.${waiting.order}`,
-    };
+    const own = (family: ListFamily) => `${last[family]}.${waiting[family]}.${tops?.[family]}`;
+    const stamps = {} as Record<ListFamily, string>;
+    for (const family of FAMILIES) stamps[family] = SHOWS[family].map(own).join(' ');
+    return stamps;
   });
 
   return {
-    /** The family's stamp now: equal stamps, equal rows. */
-    stamp: async (family: ListFamily): Promise<string> => (await read())[family],
+    /**
+     * The stamp of the rows `family`'s lists show, now: equal stamps, equal
+     * rows. With replicas, none while the primary is down: the lists are
+     * then read on a replica, and kept by no one.
+     */
+    async stamp(family: ListFamily): Promise<string | undefined> {
+      try {
+        return (await read())[family];
+      } catch (err) {
+        if (replicas && err instanceof StoreUnavailableError) return undefined;
+        throw err;
+      }
+    },
   };
 }
-
-export type ListStamps = ReturnType<typeof listStamps>;
