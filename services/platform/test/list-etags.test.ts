@@ -1,9 +1,9 @@
-import { createMysqlPool, migrate, type Pool, type RowDataPacket } from '@svc/common';
+import { migrate, type Pool, type RowDataPacket } from '@svc/common';
 import { createTestDatabase, startMariaDbServer, type TestServer } from '@svc/test-kit';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keptLists } from '../src/http/lists/kept-lists.js';
+import { KEPT_MS, keptLists } from '../src/http/lists/kept-lists.js';
 import { migrationsDir } from '../src/migrations-dir.js';
 import {
   addMerchant,
@@ -67,7 +67,7 @@ describe('every list route and variant', () => {
       expect(first.headers['cache-control']).toBe('no-cache');
       expect(first.headers['access-control-expose-headers']).toContain('ETag');
 
-      for (const tags of [etag, `"other", ${etag}`, '*']) {
+      for (const tags of [etag, `"other", ${etag}`, '*', `W/${etag}`]) {
         const again = await request(t.app).get(path).set('If-None-Match', tags);
         expect(again.status, `${path} If-None-Match: ${tags}`).toBe(304);
         expect(again.text).toBe('');
@@ -75,7 +75,15 @@ describe('every list route and variant', () => {
         expect(again.headers['cache-control']).toBe('no-cache');
         expect(again.headers['access-control-allow-origin']).toBe('*');
         expect(again.headers['access-control-expose-headers']).toContain('ETag');
+        for (const name of ['x-total-count', 'x-next-cursor', 'link']) {
+          expect(again.headers[name], name).toBe(first.headers[name]);
+        }
       }
+      // fetch() adds these to every conditional request; they are for caches, not for the service.
+      const fetched = await request(t.app)
+        .get(path)
+        .set({ 'If-None-Match': etag, 'Cache-Control': 'no-cache', Pragma: 'no-cache' });
+      expect(fetched.status, `${path} with Cache-Control: no-cache`).toBe(304);
       const other = await request(t.app).get(path).set('If-None-Match', '"not-this-one"');
       expect(other.status).toBe(200);
       expect(other.text).toBe(first.text);
@@ -175,13 +183,41 @@ describe('a kept list', () => {
       const before = await selects();
       const res = await send();
       expect([200, 304]).toContain(res.status);
-      // The events' stamp alone.
-      expect((await selects()) - before).toBe(1);
+      // The stamp's two reads alone.
+      expect((await selects()) - before).toBe(2);
     }
     const before = await selects();
     await request(app).get('/api/merchant/list?page=1');
-    // A list not kept yet: the stamp, its page and its count.
-    expect((await selects()) - before).toBe(3);
+    // A list not kept yet: the stamp's two reads, its page and its count.
+    expect((await selects()) - before).toBe(4);
+  });
+
+  it('shows rows inserted around the service (in SQL) at once, and rows changed around it within KEPT_MS', async () => {
+    const names = (res: request.Response) => res.body.data.map((row: { name: string }) => row.name);
+    await request(app).get('/api/merchant/list');
+    await pool.query("INSERT INTO merchants (name, address, phone) VALUES ('by hand', 'x', '1')");
+    expect(names(await request(app).get('/api/merchant/list'))).toContain('by hand');
+
+    await pool.query("UPDATE merchants SET name = 'changed by hand' WHERE name = 'by hand'");
+    await new Promise((resolve) => setTimeout(resolve, KEPT_MS + 50));
+    expect(names(await request(app).get('/api/merchant/list'))).toContain('changed by hand');
+  });
+
+  it('is read again after a change to the rows it shows of another family, and keeps its ETag when its bytes are the same', async () => {
+    const merchant = await addMerchant(app);
+    const first = await request(app).get('/api/service/list?page=1');
+    const kept = await selects();
+    await request(app).get('/api/service/list?page=1');
+    expect((await selects()) - kept).toBe(2);
+
+    // A service shows its merchant's name: the merchant's change moves the service list's stamp.
+    await request(app).put(`/api/merchant/approve/${merchant}`).expect(200);
+    const before = await selects();
+    const again = await request(app)
+      .get('/api/service/list?page=1')
+      .set('If-None-Match', first.headers.etag as string);
+    expect((await selects()) - before).toBe(4);
+    expect(again.status).toBe(304);
   });
 });
 
@@ -225,12 +261,12 @@ describe('the kept bodies, bounded', () => {
         send: () => {},
       };
       await lists.send(
-        { originalUrl: path, fresh: false } as never,
+        { originalUrl: path, headers: {} } as never,
         res as never,
         'merchant',
         async () => {
           answers.set(path, (answers.get(path) ?? 0) + 1);
-          return { body: Buffer.alloc(100), headers: {} };
+          return { body: Buffer.alloc(100), headers: {}, keep: true };
         },
       );
     };

@@ -114,7 +114,11 @@ describe('a streamed list whose client leaves while rows are still coming', () =
       }
     }
     const app = express().get('/slow', async (req, res) => {
-      const list = { all: async () => slowRows(), page: async () => [], count: async () => 0 };
+      const list = {
+        all: async () => slowRows(),
+        page: async () => [],
+        count: async () => ({ rows: 0, counted: true }),
+      };
       await sendList(req, res, list, streamingDeps(createSlots(1)), 'order');
     });
     const server = app.listen(0, '127.0.0.1');
@@ -146,7 +150,7 @@ describe('a whole list whose client leaves while it waits in line', () => {
     const list = (rows: () => AsyncIterable<Buffer>) => ({
       all: async () => rows(),
       page: async () => [],
-      count: async () => 0,
+      count: async () => ({ rows: 0, counted: true }),
     });
     const slots = createSlots(1, 60_000, 60_000);
     let served = 0;
@@ -164,7 +168,9 @@ describe('a whole list whose client leaves while it waits in line', () => {
     const { port } = server.address() as AddressInfo;
     const base = `http://127.0.0.1:${port}`;
     try {
-      const holder = await fetch(`${base}/list`);
+      // Its rows held: it keeps the one slot (and, being short enough to keep, has no answer yet).
+      const holder = fetch(`${base}/list`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
       // A client that sends its request, then hangs up while it waits in line.
       const leaving = connect(port, '127.0.0.1');
       leaving.write('GET /list HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -173,7 +179,7 @@ describe('a whole list whose client leaves while it waits in line', () => {
       leaving.destroy();
       await new Promise((resolve) => setTimeout(resolve, 100));
       finishHolder();
-      expect(((await holder.json()) as { data: unknown }).data).toEqual([{ id: 1 }]);
+      expect(((await (await holder).json()) as { data: unknown }).data).toEqual([{ id: 1 }]);
       // Had the one who left kept the only slot, this list would wait for a minute.
       const next = await fetch(`${base}/list`, { signal: AbortSignal.timeout(3000) });
       expect(((await next.json()) as { data: unknown }).data).toEqual([{ id: 2 }]);

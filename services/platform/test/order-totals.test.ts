@@ -8,9 +8,11 @@ import {
   addMerchant,
   addOrder,
   addService,
+  createRecordedApp,
   createTestApp,
   execute,
   type TestApp,
+  testLogs,
 } from './support/test-app.js';
 
 describe('cachedCounts', () => {
@@ -22,8 +24,8 @@ describe('cachedCounts', () => {
   it('counts a short list on every request', async () => {
     const counts = cachedCounts({ floor: 100, ttlMs: 60_000 });
     const countRows = counter([5, 6]);
-    expect(await counts.get('k', countRows)).toBe(5);
-    expect(await counts.get('k', countRows)).toBe(6);
+    expect(await counts.get('k', countRows)).toEqual({ rows: 5, counted: true });
+    expect(await counts.get('k', countRows)).toEqual({ rows: 6, counted: true });
     expect(countRows).toHaveBeenCalledTimes(2);
   });
 
@@ -32,12 +34,12 @@ describe('cachedCounts', () => {
     try {
       const counts = cachedCounts({ floor: 100, ttlMs: 1000 });
       const countRows = counter([500, 501, 502]);
-      expect(await counts.get('k', countRows)).toBe(500);
-      expect(await counts.get('k', countRows)).toBe(500);
+      expect(await counts.get('k', countRows)).toEqual({ rows: 500, counted: true });
+      expect(await counts.get('k', countRows)).toEqual({ rows: 500, counted: false });
       vi.advanceTimersByTime(1001);
-      expect(await counts.get('k', countRows)).toBe(501);
+      expect(await counts.get('k', countRows)).toEqual({ rows: 501, counted: true });
       counts.clear();
-      expect(await counts.get('k', countRows)).toBe(502);
+      expect(await counts.get('k', countRows)).toEqual({ rows: 502, counted: true });
       expect(countRows).toHaveBeenCalledTimes(3);
     } finally {
       vi.useRealTimers();
@@ -46,9 +48,9 @@ describe('cachedCounts', () => {
 
   it('keeps totals apart by key', async () => {
     const counts = cachedCounts({ floor: 100, ttlMs: 60_000 });
-    expect(await counts.get('a', counter([500]))).toBe(500);
-    expect(await counts.get('b', counter([700]))).toBe(700);
-    expect(await counts.get('a', counter([1]))).toBe(500);
+    expect((await counts.get('a', counter([500]))).rows).toBe(500);
+    expect((await counts.get('b', counter([700]))).rows).toBe(700);
+    expect((await counts.get('a', counter([1]))).rows).toBe(500);
   });
 
   it('shares one count among concurrent requests and keeps no failure', async () => {
@@ -66,7 +68,7 @@ describe('cachedCounts', () => {
     await expect(first).rejects.toThrow('store down');
     await expect(second).rejects.toThrow('store down');
     expect(failing).toHaveBeenCalledTimes(1);
-    expect(await counts.get('k', counter([9]))).toBe(9);
+    expect(await counts.get('k', counter([9]))).toEqual({ rows: 9, counted: true });
   });
 });
 
@@ -103,6 +105,18 @@ describe('X-Total-Count of a long order list (real MySQL)', () => {
     expect(await total('status=1')).toBe(LONG - 1);
   });
 
+  it('keeps no page whose total was reused, so a total is never more than the cache time old', async () => {
+    const other = createRecordedApp({ pool: t.pool, logger: testLogs('order-totals').logger });
+    const before = await total('status=');
+    // On another instance: this one's count is not cleared, the lists' stamp moves.
+    await addOrder(other, serviceId);
+    await new Promise((resolve) => setTimeout(resolve, ORDER_TOTALS.ttlMs / 2));
+    // Built again for the new stamp, with the total counted before the order.
+    await total('status=');
+    await new Promise((resolve) => setTimeout(resolve, ORDER_TOTALS.ttlMs / 2 + 100));
+    expect(await total('status=')).toBe(before + 1);
+  });
+
   it("counts this instance's own new order at once", async () => {
     const before = await total('status=');
     await addOrder(t.app, serviceId);
@@ -115,11 +129,11 @@ describe('X-Total-Count of a long order list (real MySQL)', () => {
     const orders = orderRepository(db, keptKeys(db, 60), {
       totals: cachedCounts({ floor: ORDER_TOTALS.floor, ttlMs: 60_000 }),
     });
-    const before = await orders.list(1).count();
+    const before = (await orders.list(1).count()).rows;
     expect(before).toBeGreaterThanOrEqual(ORDER_TOTALS.floor);
     await execute(t.pool, 'UPDATE orders SET status = 2 WHERE status = 1 ORDER BY id LIMIT 1');
-    expect(await orders.list(1).count()).toBe(before);
+    expect(await orders.list(1).count()).toEqual({ rows: before, counted: false });
     await orders.create({ service_id: serviceId, user_name: '李四', user_phone: '13912345678' });
-    expect(await orders.list(1).count()).toBe(before - 1);
+    expect(await orders.list(1).count()).toEqual({ rows: before - 1, counted: true });
   });
 });

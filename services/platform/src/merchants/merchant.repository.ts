@@ -56,7 +56,7 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
           const [row] = await db.lists.select<{ total: number }>(
             'SELECT COUNT(*) AS total FROM merchants',
           );
-          return row?.total ?? 0;
+          return { rows: row?.total ?? 0, counted: true };
         },
       };
     },

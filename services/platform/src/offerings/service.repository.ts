@@ -83,7 +83,7 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
             `SELECT COUNT(*) AS total FROM services s${filter.sql}`,
             filter.values,
           );
-          return row?.total ?? 0;
+          return { rows: row?.total ?? 0, counted: true };
         },
       };
     },

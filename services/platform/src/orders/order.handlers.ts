@@ -9,9 +9,9 @@ import { ORDER_COMPLETED, ORDER_CREATED } from './order.messages.js';
 import type { OrderRepository } from './order.repository.js';
 import type { NewOrder, OrderListQuery } from './order.schema.js';
 
-type Walk = NonNullable<OrderListQuery['walk']>;
-
 import { encodeCursor, nextPage, positionOf } from './order-cursor.js';
+
+type Walk = NonNullable<OrderListQuery['walk']>;
 
 /** Each route's work, given its parsed input: call the repository, answer; a failure is thrown. */
 export function orderHandlers(orders: OrderRepository, lists: RouterDeps) {
@@ -32,7 +32,6 @@ export function orderHandlers(orders: OrderRepository, lists: RouterDeps) {
       after ? undefined : list.count(),
     ]);
     const headers: Record<string, string> = {};
-    if (total !== undefined) headers['X-Total-Count'] = String(total);
     const last = rows.length > walk.limit ? rows[walk.limit - 1] : undefined;
     if (last) {
       rows.length = walk.limit;
@@ -41,7 +40,7 @@ export function orderHandlers(orders: OrderRepository, lists: RouterDeps) {
       headers['X-Next-Cursor'] = next;
       headers.Link = `<${nextPage(req, next)}>; rel="next"`;
     }
-    return listed(rows, headers);
+    return listed(rows, headers, total);
   }
 
   return {

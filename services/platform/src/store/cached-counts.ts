@@ -1,3 +1,5 @@
+import type { Total } from './page.js';
+
 interface CountCacheOptions {
   /** Lists shorter than this are counted every time. */
   floor: number;
@@ -12,14 +14,15 @@ interface CountCacheOptions {
  * reused for `ttlMs`, so such a total may miss writes made elsewhere in that
  * time; shorter lists are counted exactly on every request. Concurrent requests
  * share one count in flight, and `clear` (after this instance's own writes)
- * makes the next request count afresh.
+ * makes the next request count afresh. Only the request that started a count
+ * has it `counted`.
  */
 export function cachedCounts({ floor, ttlMs }: CountCacheOptions) {
   const entries = new Map<string, { total: Promise<number>; until: number }>();
   return {
-    get(key: string, countRows: () => Promise<number>): Promise<number> {
+    async get(key: string, countRows: () => Promise<number>): Promise<Total> {
       const hit = entries.get(key);
-      if (hit && Date.now() < hit.until) return hit.total;
+      if (hit && Date.now() < hit.until) return { rows: await hit.total, counted: false };
       const entry = { total: countRows(), until: Number.POSITIVE_INFINITY };
       entries.set(key, entry);
       entry.total.then(
@@ -32,7 +35,7 @@ export function cachedCounts({ floor, ttlMs }: CountCacheOptions) {
           if (entries.get(key) === entry) entries.delete(key);
         },
       );
-      return entry.total;
+      return { rows: await entry.total, counted: true };
     },
     clear(): void {
       entries.clear();

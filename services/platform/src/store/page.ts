@@ -12,6 +12,15 @@ export function limitClause(page: Page | undefined): { sql: string; values: numb
 }
 
 /**
+ * A list's number of rows; `counted` when counted for this request, false
+ * when a total counted earlier was reused (store/cached-counts.ts).
+ */
+export interface Total {
+  rows: number;
+  counted: boolean;
+}
+
+/**
  * One list as a repository reads it: whole (the JSON text of its rows
  * separated by commas, at once or, for lists of megabytes, in pieces), one
  * page, or the number of its rows.
@@ -19,5 +28,5 @@ export function limitClause(page: Page | undefined): { sql: string; values: numb
 export interface ListReads<Row> {
   all(): Promise<Buffer | AsyncIterable<Buffer>>;
   page(page: Page): Promise<Row[]>;
-  count(): Promise<number>;
+  count(): Promise<Total>;
 }

@@ -1,20 +1,28 @@
 import { messageBody } from '@svc/common';
 import type { Request, Response } from 'express';
 import type { ListFamily } from '../../store/events/list-stamps.js';
-import type { ListReads, Page } from '../../store/page.js';
+import type { ListReads, Page, Total } from '../../store/page.js';
 import { LISTED } from '../messages.js';
 import type { RouterDeps } from '../router-deps.js';
-import type { ListAnswer } from './kept-lists.js';
+import type { BuiltList, ListAnswer } from './kept-lists.js';
 import type { Slot, Slots } from './slots.js';
 
 const LIST_HEAD = Buffer.from(`{"code":200,"message":"${LISTED}","data":[`);
 const LIST_TAIL = Buffer.from(']}');
 const COMMA = Buffer.from(',');
 
-/** `{ code: 200, message: '获取成功', data: rows }` as res.json would write it, and its headers. */
-export const listed = (rows: unknown, headers: Record<string, string> = {}): ListAnswer => ({
+/**
+ * `{ code: 200, message: '获取成功', data: rows }` as res.json would write it,
+ * and its headers, with the list's total in X-Total-Count when it has one.
+ */
+export const listed = (
+  rows: unknown,
+  headers: Record<string, string>,
+  total?: Total,
+): ListAnswer => ({
   body: Buffer.from(JSON.stringify(messageBody(200, LISTED, rows))),
-  headers,
+  headers: total ? { ...headers, 'X-Total-Count': String(total.rows) } : headers,
+  keep: total?.counted ?? true,
 });
 
 /**
@@ -39,7 +47,7 @@ export function sendList<Row>(
   return kept.send(req, res, family, async () => {
     if (page) {
       const [rows, total] = await Promise.all([list.page(page), list.count()]);
-      return listed(rows, { 'X-Total-Count': String(total) });
+      return listed(rows, {}, total);
     }
     return wholeList(res, list, wholeLists, kept.holds);
   });
@@ -50,7 +58,7 @@ async function wholeList<Row>(
   list: ListReads<Row>,
   wholeLists: Slots,
   holds: number,
-): Promise<ListAnswer | undefined> {
+): Promise<BuiltList> {
   const slot = await wholeLists.take();
   // A client that left while in line has had its close already: it would hold the slot for ever.
   if (res.destroyed) {
@@ -61,7 +69,7 @@ async function wholeList<Row>(
   const rows = await list.all();
   if (Buffer.isBuffer(rows)) {
     slot.release();
-    return { body: Buffer.concat([LIST_HEAD, rows, LIST_TAIL]), headers: {} };
+    return { body: Buffer.concat([LIST_HEAD, rows, LIST_TAIL]), headers: {}, keep: true };
   }
   const pieces: Buffer[] = [LIST_HEAD];
   let length = LIST_HEAD.length;
@@ -70,14 +78,11 @@ async function wholeList<Row>(
     if (pieces.length > 1) pieces.push(COMMA);
     pieces.push(next.value);
     length += next.value.length + 1;
-    if (length > holds) {
-      await streamOn(res, pieces, iterator, slot);
-      return undefined;
-    }
+    if (length > holds) return { stream: () => streamOn(res, pieces, iterator, slot) };
   }
   slot.release();
   pieces.push(LIST_TAIL);
-  return { body: Buffer.concat(pieces), headers: {} };
+  return { body: Buffer.concat(pieces), headers: {}, keep: true };
 }
 
 /**
