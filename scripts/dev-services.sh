@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes Redis and MariaDB answer on loopback for development and CI, and
-# installs nginx for the reliability suite's load-balancer test. Installs them
-# with apt-get on Debian or Ubuntu when missing; does nothing where they
-# already answer. MariaDB's root gets an empty password over TCP.
+# installs nginx and chromium for the reliability suite's load-balancer and
+# browser tests. Installs them with apt-get on Debian or Ubuntu when missing;
+# does nothing where they already answer. MariaDB's root gets an empty
+# password over TCP.
 set -euo pipefail
 
 SUDO=''
@@ -34,6 +35,8 @@ command -v redis-server >/dev/null || install_packages redis-server redis-tools
 command -v mariadbd >/dev/null || install_packages mariadb-server mariadb-client
 # Only the scaling tests use it, each with a configuration of its own; it is not started here.
 command -v nginx >/dev/null || PATH="$PATH:/usr/sbin" command -v nginx >/dev/null || install_packages nginx
+# The browser test of the lists' ETags drives it headless (playwright-core).
+command -v chromium >/dev/null || install_packages --no-install-recommends chromium
 
 if redis_answers; then
   echo "dev-services: redis answers on 127.0.0.1:6379"

@@ -29,11 +29,19 @@ let running: ServiceProcess[] = [];
 let proxy: FaultProxy | undefined;
 let serviceId: number;
 
+/**
+ * Most tests here count each list's reads, so by default nothing is kept and
+ * every list reads its rows; `KEPT` gives the shipped default, with which an
+ * unchanged list reads nothing (services/platform/test/list-etags.test.ts).
+ */
+const KEPT = { LIST_CACHE_MB: '32' };
+
 const start = async (replicaPort = replication.replica.port, env: Record<string, string> = {}) => {
   const service = await startService('platform', {
     ...mysqlVariables(replication.primary.settings(DATABASE)),
     MYSQL_REPLICA_HOSTS: `127.0.0.1:${replicaPort}`,
     REPLICA_WAIT_MS: String(WAIT_MS),
+    LIST_CACHE_MB: '0',
     ...env,
   });
   running.push(service);
@@ -243,17 +251,23 @@ describe('list reads on a replica', () => {
     });
   });
 
-  it('shows every write another instance answered, on the replica while it keeps up', async () => {
-    const [writer, reader] = await Promise.all([start(), start()]);
-    for (let i = 0; i < 20; i++) {
-      const added = await addMerchant(writer, `新商户${i}`);
-      expect(ids(await get(reader, '/api/merchant/list'))).toContain(added.body.data.id);
-      const last = Math.ceil((await merchantIds()).length / 100);
-      const page = await get(reader, `/api/merchant/list?page=${last}&pageSize=100`);
-      expect(ids(page)).toContain(added.body.data.id);
-    }
-    expect(await readsOn(reader, 'replica')).toBeGreaterThan(await readsOn(reader, 'primary'));
-  });
+  it.each([
+    ['nothing kept', {}],
+    ['kept lists', KEPT],
+  ])(
+    'shows every write another instance answered, on the replica while it keeps up (%s)',
+    async (_, env) => {
+      const [writer, reader] = await Promise.all([start(undefined, env), start(undefined, env)]);
+      for (let i = 0; i < 20; i++) {
+        const added = await addMerchant(writer, `新商户${i}`);
+        expect(ids(await get(reader, '/api/merchant/list'))).toContain(added.body.data.id);
+        const last = Math.ceil((await merchantIds()).length / 100);
+        const page = await get(reader, `/api/merchant/list?page=${last}&pageSize=100`);
+        expect(ids(page)).toContain(added.body.data.id);
+      }
+      expect(await readsOn(reader, 'replica')).toBeGreaterThan(await readsOn(reader, 'primary'));
+    },
+  );
 
   it('reads from the primary, after at most REPLICA_WAIT_MS, while the replica applies nothing', async () => {
     const [writer, reader] = await Promise.all([start(), start()]);
@@ -325,36 +339,45 @@ describe('faults', () => {
     expect(failures).toEqual([]);
   });
 
-  it('keeps answering lists from the replica while the primary is down; writes answer as MySQL down', async () => {
-    const service = await start();
-    const expected = await merchantIds();
-    await replication.replicaCaughtUp();
-    await replication.killPrimary();
-    try {
-      const whole = await get(service, '/api/merchant/list');
-      expect(whole.status).toBe(200);
-      expect(ids(whole)).toEqual(expected);
-      const page = await get(service, '/api/merchant/list?page=2&pageSize=100');
-      expect(ids(page)).toEqual(expected.slice(100, 200));
-      const orders = await get(service, '/api/order/list');
-      expect(orders.status).toBe(200);
-      expect(orders.body.data.length).toBeGreaterThanOrEqual(50);
-      const added = await addMerchant(service, '主库宕机');
-      expect(added.body).toEqual({
-        code: 500,
-        message: '添加失败',
-        data: 'storage is unavailable',
-      });
-    } finally {
-      await replication.restartPrimary();
-    }
-    const added = await addMerchant(service, '主库恢复');
-    expect(added.body.code).toBe(200);
-  });
+  it.each([
+    ['nothing kept', {}],
+    ['kept lists', KEPT],
+  ])(
+    'keeps answering lists from the replica while the primary is down; writes answer as MySQL down (%s)',
+    async (_, env) => {
+      const service = await start(undefined, env);
+      const expected = await merchantIds();
+      await replication.replicaCaughtUp();
+      await replication.killPrimary();
+      try {
+        const whole = await get(service, '/api/merchant/list');
+        expect(whole.status).toBe(200);
+        expect(ids(whole)).toEqual(expected);
+        const page = await get(service, '/api/merchant/list?page=2&pageSize=100');
+        expect(ids(page)).toEqual(expected.slice(100, 200));
+        const orders = await get(service, '/api/order/list');
+        expect(orders.status).toBe(200);
+        expect(orders.body.data.length).toBeGreaterThanOrEqual(50);
+        const added = await addMerchant(service, '主库宕机');
+        expect(added.body).toEqual({
+          code: 500,
+          message: '添加失败',
+          data: 'storage is unavailable',
+        });
+      } finally {
+        await replication.restartPrimary();
+      }
+      const added = await addMerchant(service, '主库恢复');
+      expect(added.body.code).toBe(200);
+    },
+  );
 
-  it('holds read-your-writes through a replica 20 ms away each way', async () => {
+  it.each([
+    ['nothing kept', {}],
+    ['kept lists', KEPT],
+  ])('holds read-your-writes through a replica 20 ms away each way (%s)', async (_, env) => {
     proxy = await startFaultProxy({ target: replication.replica, delayMs: 20 });
-    const [writer, reader] = await Promise.all([start(), start(proxy.port)]);
+    const [writer, reader] = await Promise.all([start(undefined, env), start(proxy.port, env)]);
     const took = [];
     for (let i = 0; i < 10; i++) {
       const added = await addMerchant(writer, `远端商户${i}`);
