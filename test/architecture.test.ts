@@ -123,8 +123,21 @@ describe('docs/ARCHITECTURE.md walks, traced from the code', () => {
     const cursor = first.headers.get('x-next-cursor');
     expect(cursor).toMatch(/^[\w-]+$/);
     const next: Send = (base) => fetch(`${base}/api/order/list?pageSize=1&cursor=${cursor}`);
-    const body = await expectWalk('platform', 'Walk: order list with a cursor', next);
+    // Another list, so the walked one is read from its rows, not kept.
+    const warmUp: Send = (base) => fetch(`${base}/api/order/list?pageSize=2`);
+    const body = await expectWalk('platform', 'Walk: order list with a cursor', next, warmUp);
     expect(body).toMatchObject({ ...ok, data: [{ service_id: serviceId }] });
+
+    const etag = (await answer(apps.platform, next)).headers.get('etag') as string;
+    const unchanged: Send = (base) =>
+      fetch(`${base}/api/order/list?pageSize=1&cursor=${cursor}`, {
+        headers: { 'If-None-Match': etag },
+      });
+    const kept = await walkFiles(apps.platform, unchanged);
+    expect(kept.status, `${etag} ${kept.body}`).toBe(304);
+    const documented = stepsOf(section('Walk: the same list, unchanged, to a client that has it'));
+    const traced = kept.files.map((file, i) => `${i + 1}. \`${file}\`:`).join('\n');
+    expect(documented, `the 304 ran these files, in this order:\n${traced}\n`).toEqual(kept.files);
   });
 
   it('order complete', async () => {
