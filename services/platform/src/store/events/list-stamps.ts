@@ -9,6 +9,12 @@ export type ListFamily = 'merchant' | 'service' | 'order';
 
 const FAMILIES: ListFamily[] = ['merchant', 'service', 'order'];
 
+const TABLES: Record<ListFamily, string> = {
+  merchant: 'merchants',
+  service: 'services',
+  order: 'orders',
+};
+
 /** The families whose rows a list shows: a service shows its merchant's name, an order both. */
 const SHOWS: Record<ListFamily, ListFamily[]> = {
   merchant: ['merchant'],
@@ -16,9 +22,10 @@ const SHOWS: Record<ListFamily, ListFamily[]> = {
   order: ['order', 'service', 'merchant'],
 };
 
-/** Each table's newest row: rows inserted around the service (by hand in SQL) move it too. */
-const TOP_IDS = `SELECT (SELECT MAX(id) FROM merchants) AS merchant,
-  (SELECT MAX(id) FROM services) AS service, (SELECT MAX(id) FROM orders) AS \`order\``;
+/** Each table's newest row, as a row named by its family alone: rows inserted around the service (by hand in SQL) move it too. */
+const TOP_IDS = FAMILIES.map(
+  (family) => `(SELECT MAX(id), '${family}' FROM ${TABLES[family]})`,
+).join(' UNION ALL ');
 
 /** Numbered events one read takes at most; more mean many changes, and every family moves. */
 const READ_ROWS = 1000;
@@ -49,29 +56,34 @@ export function listStamps(
       for (const family of FAMILIES) last[family] = start;
       seen = start;
     }
-    const [rows, [tops]] = await Promise.all([
-      db.select<{ id: number | null; type: string }>(
-        `(SELECT id, type FROM events ${UNNUMBERED} WHERE id > ? ORDER BY id LIMIT ${READ_ROWS})
-         UNION ALL (SELECT NULL, type FROM events ${UNNUMBERED} WHERE id IS NULL)`,
-        [seen],
-      ),
-      db.select<Record<ListFamily, number | null>>(TOP_IDS),
-    ]);
+    // One statement: one round trip, and one view of the events and the tables.
+    const rows = await db.select<{ id: number | null; type: string }>(
+      `(SELECT id, type FROM events ${UNNUMBERED} WHERE id > ? ORDER BY id LIMIT ${READ_ROWS})
+       UNION ALL (SELECT NULL, type FROM events ${UNNUMBERED} WHERE id IS NULL)
+       UNION ALL ${TOP_IDS}`,
+      [seen],
+    );
     const waiting: Record<ListFamily, number> = { merchant: 0, service: 0, order: 0 };
+    const tops: Record<ListFamily, number | null> = { merchant: null, service: null, order: null };
     let numbered = 0;
     for (const { id, type } of rows) {
-      const family = type.slice(0, type.indexOf('.')) as ListFamily;
+      const dot = type.indexOf('.');
+      if (dot === -1) {
+        tops[type as ListFamily] = id;
+        continue;
+      }
+      const family = type.slice(0, dot) as ListFamily;
       if (!FAMILIES.includes(family)) continue;
       if (id === null) {
         waiting[family] += 1;
         continue;
       }
       numbered += 1;
-      last[family] = Number(id);
+      last[family] = Math.max(last[family], Number(id));
       seen = Math.max(seen, Number(id));
     }
     if (numbered === READ_ROWS) for (const family of FAMILIES) last[family] = seen;
-    const own = (family: ListFamily) => `${last[family]}.${waiting[family]}.${tops?.[family]}`;
+    const own = (family: ListFamily) => `${last[family]}.${waiting[family]}.${tops[family]}`;
     const stamps = {} as Record<ListFamily, string>;
     for (const family of FAMILIES) stamps[family] = SHOWS[family].map(own).join(' ');
     return stamps;
