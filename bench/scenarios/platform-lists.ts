@@ -77,6 +77,10 @@ interface Case {
   keyed?: true;
   /** At most this share of the old server's CPU per request. */
   maxCpuRatio?: number;
+  /** Asked with the If-None-Match of the list's current ETag (a 304); the old server has none, and answers 200. */
+  conditional?: true;
+  /** At least this many times the old server's throughput (1.2 unless given). */
+  target?: number;
 }
 
 /** The first page of the status=1 orders (the replica scenario measures it too). */
@@ -95,12 +99,33 @@ export const wholeOrderList: Case = {
   minDuration: 5,
 };
 
+const CATEGORY = `/api/service/list?category=${encodeURIComponent('家政')}`;
+
 const cases: Case[] = [
-  { name: 'merchant list', path: '/api/merchant/list', connections: 32 },
+  { name: 'merchant list', path: '/api/merchant/list', connections: 32, target: 2 },
+  { name: 'service list', path: '/api/service/list', connections: 32, target: 2 },
+  { name: 'service list by category', path: CATEGORY, connections: 32, target: 2 },
   {
-    name: 'service list by category',
-    path: `/api/service/list?category=${encodeURIComponent('家政')}`,
+    name: 'merchant list, 304 to its ETag',
+    path: '/api/merchant/list',
     connections: 32,
+    conditional: true,
+    target: 5,
+  },
+  {
+    name: 'service list by category, 304 to its ETag',
+    path: CATEGORY,
+    connections: 32,
+    conditional: true,
+    target: 5,
+  },
+  {
+    name: 'order list status=1 unpaginated, 304 to its ETag',
+    path: '/api/order/list?status=1',
+    connections: 4,
+    minDuration: 5,
+    conditional: true,
+    target: 5,
   },
   orderListPage,
   {
@@ -109,7 +134,7 @@ const cases: Case[] = [
     connections: 8,
     minDuration: 5,
   },
-  wholeOrderList,
+  { ...wholeOrderList, target: 3 },
   {
     name: 'order create',
     path: '/api/order/create',
@@ -137,7 +162,14 @@ const TARGETS: Record<string, number> = {
   'order create': 1.3,
   'order create with Idempotency-Key': 1.0,
 };
-const targetOf = (c: Case) => TARGETS[c.name] ?? 1.2;
+const targetOf = (c: Case) => c.target ?? TARGETS[c.name] ?? 1.2;
+
+/** The list's current ETag on `target`; none from a server that gives none (the old one). */
+async function etagOf(url: string): Promise<string | undefined> {
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  return res.headers.get('etag') ?? undefined;
+}
 
 export async function measure(
   target: RunningServer,
@@ -145,11 +177,13 @@ export async function measure(
   { duration, warmUp }: BenchSettings,
   dbCpu: () => Promise<number>,
 ): Promise<Measured> {
+  const etag = c.conditional ? await etagOf(target.url + c.path) : undefined;
   const request = {
     url: target.url + c.path,
     connections: c.connections,
     method: c.method,
     body: c.body,
+    headers: etag ? { 'if-none-match': etag } : undefined,
     uniqueHeader: c.keyed ? 'idempotency-key' : undefined,
   };
   if (warmUp > 0) await load({ ...request, duration: warmUp });
@@ -158,7 +192,9 @@ export async function measure(
   const [cpuBefore, dbBefore] = [await target.cpuSeconds(), await dbCpu()];
   const result = await load({ ...request, duration: Math.max(duration, c.minDuration ?? 0) });
   const [cpuAfter, dbAfter] = [await target.cpuSeconds(), await dbCpu()];
-  if (result.errors > 0 || result.non2xx > 0) {
+  // A conditional request's 304 is its answer, and every one should be one.
+  const expected = etag ? result.requests : 0;
+  if (result.errors > 0 || result.non2xx !== expected) {
     throw new Error(`${c.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   }
   const perRequest = (seconds: number) => (seconds * 1e6) / result.requests;
@@ -168,6 +204,85 @@ export async function measure(
     cpuUs: perRequest(cpuAfter - cpuBefore),
     dbCpuUs: perRequest(dbAfter - dbBefore),
   };
+}
+
+/**
+ * The first list after a change: a service of the listed category is
+ * published or unpublished through `changer`, another instance, then
+ * `target` is asked for the list, so every list it answers is built anew.
+ * Its CPU per list (the changes cost it nothing but the stamps' read).
+ */
+async function afterChange(
+  target: RunningServer,
+  changer: RunningServer,
+  serviceId: number,
+  { duration }: BenchSettings,
+): Promise<Measured> {
+  const latencies: number[] = [];
+  const cpuBefore = await target.cpuSeconds();
+  const started = performance.now();
+  for (let i = 0; performance.now() - started < duration * 1000; i++) {
+    const status = i % 2 === 0 ? 'publish' : 'unpublish';
+    const change = await fetch(`${changer.url}/api/service/${status}/${serviceId}`, {
+      method: 'PUT',
+    });
+    await change.arrayBuffer();
+    const asked = performance.now();
+    const list = await fetch(target.url + CATEGORY);
+    await list.arrayBuffer();
+    latencies.push(performance.now() - asked);
+    if (!change.ok || !list.ok)
+      throw new Error(`list after a change: ${change.status}, ${list.status}`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = (await target.cpuSeconds()) - cpuBefore;
+  latencies.sort((a, b) => a - b);
+  const at = (share: number) => latencies[Math.floor(share * (latencies.length - 1))] ?? 0;
+  return {
+    rps: latencies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    rss: target.peakRssMb(),
+    requests: latencies.length,
+    errors: 0,
+    non2xx: 0,
+    cpuUs: (cpu * 1e6) / latencies.length,
+  };
+}
+
+/** The row of the first list after a change against the same pairs on a server keeping no list. */
+async function listAfterChange(
+  ours: RunningServer,
+  uncached: RunningServer,
+  settings: BenchSettings,
+): Promise<ResultRow> {
+  progress('platform: the first service list by category after a change');
+  const listed = (await (await fetch(ours.url + CATEGORY)).json()) as { data: { id: number }[] };
+  const serviceId = listed.data[0]?.id;
+  if (serviceId === undefined) throw new Error('no service in the listed category');
+  const [kept, nothingKept] = await inTurns(settings.quick ? 1 : 3, [
+    () => afterChange(ours, uncached, serviceId, settings),
+    () => afterChange(uncached, ours, serviceId, settings),
+  ]);
+  if (!kept || !nothingKept) throw new Error('list after a change: measurements missing');
+  const cpuRatio = pairedCpuRatio(kept, nothingKept);
+  progress(
+    `  ours ${kept.cpuUs?.toFixed(0)} us cpu per list vs ${nothingKept.cpuUs?.toFixed(0)} us keeping nothing`,
+  );
+  return row({
+    scenario: 'platform: service list by category right after a change on another instance',
+    rps: kept.rps,
+    p50_ms: kept.p50,
+    p99_ms: kept.p99,
+    rss_mb: kept.rss,
+    baseline: 'the same on LIST_CACHE_MB=0 (nothing kept, as before ETags)',
+    baseline_rps: nothingKept.rps,
+    ratio: pairedRatio(kept, nothingKept),
+    cpu: { ours: kept.cpuUs ?? 0, baseline: nothingKept.cpuUs ?? 0, db: 0, baselineDb: 0 },
+    cpu_ratio: cpuRatio,
+    target: '<= 1.2x cpu/req',
+    goal: { cpuRatioAtMost: 1.2 },
+  });
 }
 
 /** A case of this checkout against BENCH_COMPARE_ROOT's, measured in the same turns. */
@@ -207,6 +322,7 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
     env: mysqlVariables({ ...server, database: LEGACY }),
   });
   const dbCpu = await mysqldCpu(server);
+  const uncached = await startPlatform(server, OURS, { LIST_CACHE_MB: '0' });
   // BENCH_COMPARE_ROOT: another built checkout (say, main before a change), measured in the same turns.
   const compareRoot = process.env.BENCH_COMPARE_ROOT;
   const before = compareRoot
@@ -236,7 +352,9 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
           rss_mb: mine.rss,
           baseline: c.keyed
             ? "old server's plain create (it has no keys)"
-            : 'old server (express + mysql2, no LIMIT)',
+            : c.conditional
+              ? "old server's 200 of the same list (it has no ETags)"
+              : 'old server (express + mysql2, no LIMIT)',
           baseline_rps: base.rps,
           ratio,
           cpu: {
@@ -257,8 +375,9 @@ export async function platformLists(settings: BenchSettings): Promise<ResultRow[
       );
       if (earlier) rows.push(againstEarlier(c, mine, earlier));
     }
+    rows.push(await listAfterChange(ours, uncached, settings));
   } finally {
-    await Promise.all([ours.stop(), legacy.stop(), before?.stop()]);
+    await Promise.all([ours.stop(), legacy.stop(), uncached.stop(), before?.stop()]);
     await trimOrders(server, OURS, ORDERS);
     await trimOrders(server, LEGACY, ORDERS);
   }
