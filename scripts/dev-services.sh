@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes Redis and MariaDB answer on loopback for development and CI, and
-# installs nginx and chromium for the reliability suite's load-balancer and
-# browser tests. Installs them with apt-get on Debian or Ubuntu when missing;
+# installs nats-server (the tests start their own, with JetStream) and nginx
+# and chromium for the reliability suite's load-balancer and browser tests. Installs them with apt-get on Debian or Ubuntu when missing;
 # does nothing where they already answer. MariaDB's root gets an empty
 # password over TCP.
 set -euo pipefail
@@ -33,6 +33,8 @@ mysql_answers() { mariadb -h 127.0.0.1 -P 3306 -u root -e 'SELECT 1' >/dev/null 
 
 command -v redis-server >/dev/null || install_packages redis-server redis-tools
 command -v mariadbd >/dev/null || install_packages mariadb-server mariadb-client
+# The event relay's tests start their own, on a free port (packages/test-kit).
+command -v nats-server >/dev/null || PATH="$PATH:/usr/sbin" command -v nats-server >/dev/null || install_packages nats-server
 # Only the scaling tests use it, each with a configuration of its own; it is not started here.
 command -v nginx >/dev/null || PATH="$PATH:/usr/sbin" command -v nginx >/dev/null || install_packages nginx
 # The browser test of the lists' ETags drives it headless (playwright-core).

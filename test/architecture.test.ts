@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { setupTestServers } from '@svc/test-kit';
+import { setupTestServers, startNatsServer } from '@svc/test-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newRowEvents } from '../services/platform/src/store/events/outbox.js';
 import { eventsApp, postJson, type WalkApps, walkApps } from './support/walk-apps.js';
@@ -279,6 +279,42 @@ describe("docs/ARCHITECTURE.md walks of an order's event, traced from the code",
     } finally {
       receiver.close();
       await events.close();
+    }
+  });
+});
+
+describe("docs/ARCHITECTURE.md walk of an order's event to JetStream, traced from the code", () => {
+  it('from its commit to the stream PLATFORM_EVENTS', async () => {
+    const nats = await startNatsServer();
+    const events = await eventsApp({ deliver: false, relayTo: nats.url });
+    const relayed = async (name: string) => {
+      for (;;) {
+        const [row] = (await events.sql(
+          `SELECT COUNT(*) AS n FROM event_relays r JOIN events e ON e.id <= r.last_id
+           JOIN orders o ON o.id = e.row_id WHERE o.user_name = ?`,
+          [name],
+        )) as { n: number }[];
+        if (Number(row?.n) > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      const serviceId = await aService(events.sql);
+      const commits = ['warm-up', 'walked'].map((name) => ORDER_COMMIT(serviceId, name));
+      const files = await walkBackground(
+        async () => {
+          await events.sql(commits[1]!);
+          await relayed('walked');
+        },
+        async () => {
+          await events.sql(commits[0]!);
+          await relayed('warm-up');
+        },
+      );
+      expectBackgroundWalk("Walk: an order's event to JetStream", files);
+    } finally {
+      await events.close();
+      await nats.destroy();
     }
   });
 });

@@ -49,7 +49,7 @@ const apps = [
     name: 'platform',
     port: 8080,
     schema: platformConfig,
-    stores: ['mysql'],
+    stores: ['mysql', 'nats'],
     database: 'life_service',
   },
 ];
@@ -66,6 +66,19 @@ describe('docker-compose.yml', () => {
     expect(services.mysql?.image).toMatch(/^mysql:8\.4/);
     expect(services.redis?.healthcheck?.test.join(' ')).toContain('redis-cli ping');
     expect(services.mysql?.healthcheck?.test.join(' ')).toContain('mysqladmin ping');
+  });
+
+  it('runs NATS 2.10 with JetStream on a volume, healthy once JetStream is, and the platform relays to it', () => {
+    expect(services.nats?.image).toMatch(/^nats:2\.10/);
+    expect(services.nats?.command).toEqual(expect.arrayContaining(['-js', '-sd', '/data']));
+    expect(services.nats?.volumes).toContain('nats-data:/data');
+    expect(compose.volumes).toHaveProperty('nats-data');
+    expect(services.nats?.healthcheck?.test.join(' ')).toContain('healthz?js-enabled-only=true');
+    for (const name of ['platform', 'platform-scaled']) {
+      const url = interpolate(String(services[name]?.environment?.EVENTS_NATS_URL));
+      expect(url).toBe('nats://nats:4222');
+      expect(services[name]?.depends_on?.nats).toEqual({ condition: 'service_healthy' });
+    }
   });
 
   for (const app of apps) {

@@ -16,6 +16,8 @@ import { createApp as createAuthApp } from '../../services/auth/src/app.js';
 import { migrationsDir as authMigrations } from '../../services/auth/src/migrations-dir.js';
 import { createApp as createPlatformApp } from '../../services/platform/src/app.js';
 import { eventOutbox } from '../../services/platform/src/feed/event-outbox.js';
+import { eventRelay } from '../../services/platform/src/feed/event-relay.js';
+import { jetStreamEvents } from '../../services/platform/src/feed/jetstream.js';
 import { migrationsDir as platformMigrations } from '../../services/platform/src/migrations-dir.js';
 import { platformDatabase } from '../../services/platform/src/store/database.js';
 import { webhookDeliverer } from '../../services/platform/src/webhooks/deliverer.js';
@@ -90,13 +92,24 @@ export const postJson = (url: string, body: object, headers: Record<string, stri
 /**
  * The platform as main runs it for events, on a database of its own: served
  * on a loopback port and, with `deliver`, its publisher and its webhook
- * deliverer started (loopback receivers allowed). `sql` runs statements on a
- * connection of the test's own, outside the service.
+ * deliverer started (loopback receivers allowed); with `relayTo` (a NATS
+ * URL), its relay to the stream PLATFORM_EVENTS there. `sql` runs statements
+ * on a connection of the test's own, outside the service.
  */
-export async function eventsApp({ deliver }: { deliver: boolean }) {
+export async function eventsApp({ deliver, relayTo }: { deliver: boolean; relayTo?: string }) {
   const db = await database(true, platformMigrations);
   const log = logger('platform');
   const outbox = eventOutbox(platformDatabase(db.pool), log);
+  const stream = 'PLATFORM_EVENTS';
+  const relay = relayTo
+    ? eventRelay(
+        platformDatabase(db.pool),
+        outbox.events,
+        jetStreamEvents({ url: relayTo, stream }),
+        { stream, logger: log },
+      )
+    : undefined;
+  relay?.start();
   const deliverer = webhookDeliverer(
     { webhooks: webhookRepository(platformDatabase(db.pool)), events: outbox.events, logger: log },
     { allowPrivate: true },
@@ -115,7 +128,7 @@ export async function eventsApp({ deliver }: { deliver: boolean }) {
     sql: async (sql: string, values: unknown[] = []) => (await own.query(sql, values))[0],
     async close() {
       outbox.hub.endAll();
-      await Promise.all([stopPublishing(), deliverer.stop()]);
+      await Promise.all([stopPublishing(), deliverer.stop(), relay?.stop()]);
       own.release();
       await new Promise((resolve) => server.close(resolve));
       await db.close();

@@ -21,6 +21,8 @@ interface HealthOptions {
   notReady: string;
   /** Shown as `warnings` in /readyz's data, ready or not: what start-up found amiss. */
   warnings?: string[];
+  /** Shown in /readyz's data under their names, without bearing on readiness: a background task's state. */
+  states?: Record<string, () => string>;
 }
 
 /**
@@ -29,7 +31,7 @@ interface HealthOptions {
  */
 export function healthRouter(
   checks: Record<string, ReadinessCheck>,
-  { envelope, notReady, warnings = [] }: HealthOptions,
+  { envelope, notReady, warnings = [], states = {} }: HealthOptions,
 ): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
@@ -41,6 +43,7 @@ export function healthRouter(
     const data: Record<string, unknown> = Object.fromEntries(
       names.map((name, i) => [name, results[i]?.status === 'fulfilled' ? 'up' : 'down']),
     );
+    for (const [name, state] of Object.entries(states)) data[name] = state();
     if (warnings.length > 0) data.warnings = warnings;
     const ready = results.every((result) => result.status === 'fulfilled');
     if (ready) res.json(envelope(200, 'ok', data));

@@ -4,6 +4,7 @@ export { setupTestServers } from './global-setup.js';
 export { type MainProcess, startMain } from './main-process.js';
 export { startMariaDbReplication, type TestMariaDbReplication } from './mariadb-replication.js';
 export { startMariaDbServer } from './mariadb-server.js';
+export { startNatsServer } from './nats-server.js';
 export { parsePrometheusText, sampleValue } from './prometheus-text.js';
 export { type RawClient, type RawRequest, type RawResponse, rawClient } from './raw-client.js';
 export {

@@ -17,6 +17,7 @@ import type { Express } from 'express';
 import { eventHandlers } from './feed/event.handlers.js';
 import { eventRoutes } from './feed/event.routes.js';
 import { type EventOutbox, eventOutbox } from './feed/event-outbox.js';
+import type { EventRelay } from './feed/event-relay.js';
 import { adminOnly } from './http/admin-token.js';
 import { healthDocs } from './http/docs/health.docs.js';
 import { withMediaTypes } from './http/docs/media-types.js';
@@ -77,8 +78,12 @@ export interface AppDeps {
   outbox?: EventOutbox;
   /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may reach loopback, private and link-local addresses. */
   webhooksAllowPrivate?: boolean;
+  /** WEBHOOK_OLD_SECRET_HOURS: how long a rotated-out secret still signs. */
+  webhookOldSecretHours?: number;
   /** The webhook deliverer main runs, for its metrics. */
   deliverer?: WebhookDeliverer;
+  /** EVENTS_NATS_URL: the relay of the events to JetStream main runs, for /readyz and its metrics. */
+  relay?: EventRelay;
 }
 
 /** The headers of the platform's answers that browser clients read. */
@@ -106,10 +111,7 @@ export function createApp(deps: AppDeps): Express {
     maxBytes: (deps.listCacheMb ?? 32) * 1024 * 1024,
     stamp: listStamps(db, { replicas: deps.replicas !== undefined }).stamp,
   });
-  const routerDeps = (): RouterDeps => ({
-    wholeLists: createSlots(listConcurrency),
-    kept,
-  });
+  const routerDeps = (): RouterDeps => ({ wholeLists: createSlots(listConcurrency), kept });
 
   const app = createBaseApp({
     logger,
@@ -123,26 +125,26 @@ export function createApp(deps: AppDeps): Express {
   if (deps.metrics) {
     platformMetrics(
       deps.metrics.registry,
-      { orders, outbox, lists: kept, deliveries: deps.deliverer?.outcomes },
+      { orders, outbox, lists: kept, deliveries: deps.deliverer?.outcomes, relay: deps.relay },
       deps.replicas,
     );
   }
   const merchants = merchantRepository(db, keys);
   const services = serviceRepository(db, keys);
-  const webhooks = webhookRepository(db);
-  const allowPrivate = deps.webhooksAllowPrivate ?? false;
+  const webhooks = webhookHandlers({
+    webhooks: webhookRepository(db),
+    allowPrivate: deps.webhooksAllowPrivate ?? false,
+    oldSecretHours: deps.webhookOldSecretHours ?? 24,
+  });
   // One router per route table (http/routes.ts); the orders first, the busiest.
   app.use(routerOf(orderRoutes, orderHandlers(orders, routerDeps()), middleware));
   app.use(routerOf(merchantRoutes, merchantHandlers(merchants, routerDeps()), middleware));
   app.use(routerOf(serviceRoutes, serviceHandlers(services, routerDeps()), middleware));
   app.use(routerOf(eventRoutes, eventHandlers(outbox), middleware));
-  app.use(routerOf(webhookRoutes, webhookHandlers({ webhooks, allowPrivate }), middleware));
-  app.use(
-    healthRouter(
-      { mysql: () => db.select('SELECT 1') },
-      { envelope: messageBody, notReady: NOT_READY },
-    ),
-  );
+  app.use(routerOf(webhookRoutes, webhooks, middleware));
+  const states: Record<string, () => string> = deps.relay ? { relay: deps.relay.state } : {};
+  const checks = { mysql: () => db.select('SELECT 1') };
+  app.use(healthRouter(checks, { envelope: messageBody, notReady: NOT_READY, states }));
   app.use(docsRouter(platformDocument));
   app.use(notFound);
   app.use(errorHandler(failureEnvelopes(platformRoutes)));

@@ -27,6 +27,18 @@ const hostPorts = z
   )
   .refine((hosts) => hosts.every(({ port }) => port >= 1 && port <= 65535), HOST_PORTS);
 
+/** nats://host:port (or tls://, ws://, wss://), several separated by commas. */
+const NATS_URLS = /^(nats|tls|ws|wss):\/\/[^\s,]+(,(nats|tls|ws|wss):\/\/[^\s,]+)*$/;
+
+/** A positive number of hours, fractions allowed (a test may use seconds' worth). */
+const hoursVar = (fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'expected a number of hours')
+    .transform(Number)
+    .refine((hours) => hours > 0 && hours <= 24 * 3650, 'expected more than 0 and at most 87600')
+    .default(fallback);
+
 export const configSchema = z.object({
   ...httpEnv(8080),
   ...mysqlEnv('life_service'),
@@ -49,6 +61,20 @@ export const configSchema = z.object({
     error: `expected at least ${RETRY_SCHEDULE_DAYS} days: a webhook delivery is ${RETRY_SCHEDULE}, and retention may not be shorter`,
     when: (parsed) => parsed.issues.length === 0,
   }),
+  /** Where the events are relayed to a NATS JetStream stream too; no relay when unset. */
+  EVENTS_NATS_URL: z
+    .string()
+    .regex(NATS_URLS, 'expected nats://host:port, several separated by commas')
+    .optional(),
+  /** The JetStream stream the events go to (made when missing). */
+  EVENTS_NATS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1 to 64 of A-Z a-z 0-9 _ -')
+    .default('PLATFORM_EVENTS'),
+  /** How long a webhook's secret replaced by a rotation still signs beside the new one. */
+  WEBHOOK_OLD_SECRET_HOURS: hoursVar(24),
+  /** A webhook whose attempts have all failed this long is disabled. */
+  WEBHOOK_DISABLE_AFTER_HOURS: hoursVar(120),
   /** True: webhook URLs may name loopback, private, link-local and other special-purpose addresses (tests, a private network). */
   WEBHOOK_ALLOW_PRIVATE: boolVar(false),
   /** Unset or empty: the administrator routes are open, as the spec has them. */

@@ -14,6 +14,8 @@ import {
 import { createApp } from './app.js';
 import { loadPlatformConfig } from './config.js';
 import { eventOutbox } from './feed/event-outbox.js';
+import { eventRelay } from './feed/event-relay.js';
+import { jetStreamEvents } from './feed/jetstream.js';
 import { migrationsDir } from './migrations-dir.js';
 import { platformDatabase } from './store/database.js';
 import { replicaSet } from './store/replicas/replica-set.js';
@@ -44,14 +46,26 @@ await runService('platform', async () => {
   const metrics = config.METRICS_ENABLED ? createMetrics({ pool }) : undefined;
   const db = platformDatabase(pool, config.MYSQL_QUERY_TIMEOUT_MS);
   const outbox = eventOutbox(db, logger);
+  const relay = config.EVENTS_NATS_URL
+    ? eventRelay(
+        db,
+        outbox.events,
+        jetStreamEvents({ url: config.EVENTS_NATS_URL, stream: config.EVENTS_NATS_STREAM }),
+        { stream: config.EVENTS_NATS_STREAM, logger },
+      )
+    : undefined;
   const deliverer = webhookDeliverer(
     { webhooks: webhookRepository(db), events: outbox.events, logger },
-    { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+    {
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      disableAfterHours: config.WEBHOOK_DISABLE_AFTER_HOURS,
+    },
   );
   const app = createApp({
     outbox,
     deliverer,
     webhooksAllowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    webhookOldSecretHours: config.WEBHOOK_OLD_SECRET_HOURS,
     pool,
     logger,
     metrics,
@@ -64,6 +78,7 @@ await runService('platform', async () => {
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     insertConcurrency: config.INSERT_CONCURRENCY,
     replicas,
+    relay,
   });
   const { server, closeMetrics, urls } = await serve(app, config, {
     logger,
@@ -72,7 +87,13 @@ await runService('platform', async () => {
   });
   const adminRoutes = config.PLATFORM_ADMIN_TOKEN ? 'token required' : 'open';
   logger.info(
-    { port: config.PORT, host: config.HOST, adminRoutes, replicas: replicas?.names },
+    {
+      port: config.PORT,
+      host: config.HOST,
+      adminRoutes,
+      replicas: replicas?.names,
+      relay: relay ? config.EVENTS_NATS_STREAM : undefined,
+    },
     listeningMessage('platform', urls),
   );
   if (!config.PLATFORM_ADMIN_TOKEN) {
@@ -83,15 +104,17 @@ await runService('platform', async () => {
   const stopSweeping = startSweeps(db, {
     ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     retentionDays: config.EVENT_RETENTION_DAYS,
+    relayStream: relay ? config.EVENTS_NATS_STREAM : undefined,
     logger,
   });
   const stopPublishing = outbox.publisher.start();
   deliverer.start();
+  relay?.start();
   const shutdown = shutdownGracefully(server, {
     graceMs: config.SHUTDOWN_GRACE_MS,
     logger,
     close: async () => {
-      await Promise.all([stopSweeping(), stopPublishing(), deliverer.stop()]);
+      await Promise.all([stopSweeping(), stopPublishing(), deliverer.stop(), relay?.stop()]);
       return Promise.all([pool.end(), replicas?.end(), closeMetrics()]);
     },
   });

@@ -22,6 +22,7 @@ export function platformMetrics(
     outbox,
     lists,
     deliveries,
+    relay,
   }: {
     /** The order repository's shared INSERTs (orders/order.repository.ts). */
     orders: { insertsWaiting(): number };
@@ -30,6 +31,8 @@ export function platformMetrics(
     lists: { counts(): { hits: number; misses: number; bytes: number } };
     /** Webhook attempts by outcome, where this instance delivers. */
     deliveries?: Record<string, number>;
+    /** The JetStream relay, when EVENTS_NATS_URL sets one (feed/event-relay.ts). */
+    relay?: { lag(): { events: number; seconds: number } };
   },
   replicas: ReplicaSet | undefined,
 ): void {
@@ -55,7 +58,27 @@ export function platformMetrics(
       }
     },
   });
+  if (relay) relayMetrics(registry, relay);
   if (replicas) replicaMetrics(registry, replicas);
+}
+
+function relayMetrics(registry: Registry, relay: { lag(): { events: number; seconds: number } }) {
+  new Gauge({
+    name: 'platform_events_relay_lag_events',
+    help: 'Events numbered and not yet acknowledged by the JetStream stream, as this instance last looked',
+    registers: [registry],
+    collect() {
+      this.set(relay.lag().events);
+    },
+  });
+  new Gauge({
+    name: 'platform_events_relay_lag_seconds',
+    help: 'Age of the oldest event not yet relayed to JetStream (0 when none), as this instance last looked',
+    registers: [registry],
+    collect() {
+      this.set(relay.lag().seconds);
+    },
+  });
 }
 
 function eventMetrics(

@@ -10,7 +10,7 @@ const RETENTION_SWEEP_MS = 60_000;
  * The background deletions every instance runs: expired Idempotency-Keys
  * every half TTL (1 to 30 s), so a key is gone within a minute of its expiry,
  * and every minute the events past EVENT_RETENTION_DAYS that nothing owes
- * (webhooks/event-retention.ts). A sweep that finds nothing costs a few index
+ * (webhooks/event-retention.ts), nor the JetStream relay. A sweep that finds nothing costs a few index
  * probes. Returns what stops both.
  */
 export function startSweeps(
@@ -18,11 +18,12 @@ export function startSweeps(
   {
     ttlSeconds,
     retentionDays,
+    relayStream,
     logger,
-  }: { ttlSeconds: number; retentionDays: number; logger: Logger },
+  }: { ttlSeconds: number; retentionDays: number; relayStream?: string; logger: Logger },
 ): () => Promise<unknown> {
   const keys = keptKeys(db, ttlSeconds);
-  const retention = eventRetention(db);
+  const retention = eventRetention(db, { relayStream });
   const keysMs = Math.min(30_000, Math.max(1000, ttlSeconds * 500));
   const sweeps = [
     every(

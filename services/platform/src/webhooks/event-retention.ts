@@ -7,11 +7,14 @@ import { eventBounds, expireEvents } from '../store/events/event-rows.js';
  * owed: the events' deletion (store/events/event-rows.ts) stops at the
  * oldest event still owed to a webhook: not yet published (its deliveries not
  * written), or with a delivery pending, or failed and still listed for a
- * retry. Every statement reads along an index from its first row and stops
+ * retry; or, with the JetStream relay, not yet relayed. Every statement reads along an index from its first row and stops
  * at its last, and runs at READ COMMITTED, which takes no gap locks: publish
  * steps and deliveries write on at the young end meanwhile.
  */
-export function eventRetention(db: PlatformDatabase) {
+export function eventRetention(
+  db: PlatformDatabase,
+  { relayStream }: { relayStream?: string } = {},
+) {
   /** Failed deliveries are listed, and can be retried, `days` after they failed (next_attempt_at, set then). */
   async function expireFailed(days: number): Promise<void> {
     // Per webhook, along idx_deliveries_claim (webhook_id, status, next_attempt_at).
@@ -27,18 +30,25 @@ export function eventRetention(db: PlatformDatabase) {
     }
   }
 
-  /** The lowest id still owed: deleting stops below it. Three index dives (idx_deliveries_pending). */
+  /**
+   * The lowest id still owed: deleting stops below it. Three index dives
+   * (idx_deliveries_pending), and the relay's position when there is one.
+   */
   async function oldestOwed(): Promise<number> {
     const [row] = await db.select<{
       published: number;
       pending: number | null;
       failed: number | null;
+      relayed: number | null;
     }>(
       `SELECT (SELECT last_id FROM event_counter WHERE name = 'published') AS published,
          (SELECT MIN(event_id) FROM webhook_deliveries WHERE status = 'pending') AS pending,
-         (SELECT MIN(event_id) FROM webhook_deliveries WHERE status = 'failed') AS failed`,
+         (SELECT MIN(event_id) FROM webhook_deliveries WHERE status = 'failed') AS failed,
+         (SELECT last_id FROM event_relays WHERE stream = ?) AS relayed`,
+      [relayStream ?? null],
     );
-    const owed = [Number(row?.published) + 1, row?.pending, row?.failed];
+    const relayed = relayStream === undefined ? null : Number(row?.relayed ?? 0) + 1;
+    const owed = [Number(row?.published) + 1, row?.pending, row?.failed, relayed];
     return Math.min(...owed.filter((id) => id !== null && id !== undefined).map(Number));
   }
 
