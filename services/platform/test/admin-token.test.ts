@@ -184,6 +184,10 @@ const STATUS_ADMIN_ROUTES = [
   'DELETE /api/webhooks/:id',
   'GET /api/webhooks/:id/deliveries',
   'POST /api/webhooks/:id/retry',
+  'PATCH /api/webhooks/:id',
+  'POST /api/webhooks/:id/rotate-secret',
+  'POST /api/webhooks/:id/enable',
+  'POST /api/webhooks/:id/recover',
 ];
 
 describe.each(ADMIN_ROUTES)('%s with PLATFORM_ADMIN_TOKEN set', (_name, route) => {

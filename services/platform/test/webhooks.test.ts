@@ -70,6 +70,9 @@ describe('POST, GET and DELETE /api/webhooks', () => {
         id: expect.any(Number),
         url: 'http://127.0.0.1:9/hook',
         types: ['order.created'],
+        rateLimit: null,
+        disabledAt: null,
+        disabledReason: null,
         createdAt: expect.stringMatching(ISO_TIME),
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       },
@@ -374,6 +377,10 @@ describe('with PLATFORM_ADMIN_TOKEN set', () => {
         ['delete', '/api/webhooks/1'],
         ['get', '/api/webhooks/1/deliveries'],
         ['post', '/api/webhooks/1/retry'],
+        ['patch', '/api/webhooks/1'],
+        ['post', '/api/webhooks/1/rotate-secret'],
+        ['post', '/api/webhooks/1/enable'],
+        ['post', '/api/webhooks/1/recover'],
       ] as const) {
         const res = await request(secured.app)[method](path);
         expect(res.status, `${method} ${path}`).toBe(401);

@@ -42,6 +42,7 @@ export const event = z.strictObject({
   type: z.enum(EVENT_TYPES),
   createdAt: z.iso.datetime().meta({ description: 'when the change committed, ISO 8601 in UTC' }),
   data: z.looseObject({ id: z.int() }).meta({
-    description: 'the order, merchant or service as its list returns it, after the change',
+    description:
+      'the order, merchant or service as its list returns it, after the change; for webhook.disabled, the webhook as GET /api/webhooks lists it',
   }),
 });

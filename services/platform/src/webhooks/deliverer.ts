@@ -2,9 +2,10 @@ import type { KeyObject } from 'node:crypto';
 import type { Logger } from '@svc/common';
 import { every, type Periodic } from '../every.js';
 import type { FeedEvent } from '../store/events/event-rows.js';
+import type { Claimed, Receiver } from './delivery.repository.js';
 import { RETRY_DELAYS_SECONDS } from './retry-schedule.js';
 import { signature, signingKey } from './signature.js';
-import type { Claimed, Receiver, WebhookRepository } from './webhook.repository.js';
+import type { WebhookRepository } from './webhook.repository.js';
 import { postEvent } from './webhook-post.js';
 
 /** How often each instance looks for deliveries due. */
@@ -40,8 +41,15 @@ export function webhookDeliverer(
   {
     allowPrivate,
     retryDelays = RETRY_DELAYS_SECONDS,
-  }: { allowPrivate: boolean; retryDelays?: number[] },
+    disableAfterHours = 120,
+  }: {
+    allowPrivate: boolean;
+    retryDelays?: number[];
+    /** WEBHOOK_DISABLE_AFTER_HOURS: a webhook whose attempts have all failed this long is disabled. */
+    disableAfterHours?: number;
+  },
 ) {
+  const disableAfterSeconds = disableAfterHours * 3600;
   const outcomes: Record<Outcome, number> = { delivered: 0, retried: 0, failed: 0 };
   const draining = new Map<number, Promise<void>>();
   let loop: Periodic | undefined;
@@ -50,7 +58,7 @@ export function webhookDeliverer(
   /** One attempt; a delivered one is added to `delivered` (by status), to be recorded with the others of its claim. */
   async function attempt(
     receiver: Receiver,
-    key: KeyObject,
+    keys: KeyObject[],
     claimed: Claimed,
     body: Buffer | undefined,
     delivered: Map<number, number[]>,
@@ -65,7 +73,7 @@ export function webhookDeliverer(
             'user-agent': 'platform-webhooks/1',
             'webhook-id': id,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': signature(key, id, timestamp, body),
+            'webhook-signature': keys.map((key) => signature(key, id, timestamp, body)).join(' '),
           },
           body,
           allowPrivate,
@@ -92,18 +100,31 @@ export function webhookDeliverer(
     }
   }
 
-  /** Claims and sends the webhook's due deliveries until none is left. */
+  /**
+   * Claims and sends the webhook's due deliveries until none is left (or its
+   * rate limit lets no more go now), signed with its secret and, for a while
+   * after a rotation, the one before. A claim whose attempts all failed marks
+   * it failing, and disables it once it has been failing WEBHOOK_DISABLE_AFTER_HOURS.
+   */
   async function drain(receiver: Receiver): Promise<void> {
-    const key = signingKey(receiver.secret);
+    const keys = [receiver.secret, receiver.previousSecret].flatMap((secret) =>
+      secret ? [signingKey(secret)] : [],
+    );
+    let failingFor = receiver.failingFor;
     for (;;) {
-      const claimed = await webhooks.claim(receiver.id, CLAIM_ROWS, LEASE_SECONDS);
+      const claimed = await webhooks.claim(
+        receiver.id,
+        CLAIM_ROWS,
+        LEASE_SECONDS,
+        receiver.rateLimit,
+      );
       if (claimed.length === 0) return;
       const bodies = await events.byIds(claimed.map(({ eventId }) => eventId));
       const queue = [...claimed];
       const delivered = new Map<number, number[]>();
       const worker = async () => {
         for (let next = queue.shift(); next; next = queue.shift()) {
-          await attempt(receiver, key, next, bodies.get(next.eventId)?.json, delivered);
+          await attempt(receiver, keys, next, bodies.get(next.eventId)?.json, delivered);
         }
       };
       await Promise.all(Array.from({ length: PER_WEBHOOK }, worker));
@@ -111,12 +132,29 @@ export function webhookDeliverer(
         await webhooks.delivered(ids, status);
         outcomes.delivered += ids.length;
       }
+      if (delivered.size > 0) {
+        if (failingFor !== null) await webhooks.delivering(receiver.id);
+        failingFor = null;
+      } else if (failingFor === null) {
+        await webhooks.failing(receiver.id);
+        failingFor = 0;
+      } else if (
+        failingFor >= disableAfterSeconds &&
+        (await webhooks.disableIfFailing(receiver.id, disableAfterSeconds, disabledReason()))
+      ) {
+        logger.warn({ webhook: receiver.id }, 'webhooks: disabled after failing for too long');
+        return;
+      }
       if (claimed.length < CLAIM_ROWS || stopped) return;
     }
   }
 
+  const disabledReason = () =>
+    `every attempt failed for ${disableAfterHours} hours (WEBHOOK_DISABLE_AFTER_HOURS)`;
+
   /** Each webhook with deliveries due gets a worker, unless one is draining it already. */
   async function tick() {
+    await webhooks.recoverSome();
     for (const receiver of await webhooks.receiversDue()) {
       if (draining.has(receiver.id) || stopped) continue;
       const work = drain(receiver)

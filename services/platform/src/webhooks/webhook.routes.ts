@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { BODY_FAULTS, LISTED, NOT_JSON_TYPE, noSuchRow, notPositive } from '../http/messages.js';
+import { LISTED } from '../http/messages.js';
 import type { Route } from '../http/routes.js';
+import { bodyFaults, exampleSecret, exampleWebhook, missing, tags } from './webhook.examples.js';
 import type { webhookHandlers } from './webhook.handlers.js';
 import {
   BAD_STATUS,
@@ -17,15 +18,7 @@ import {
   webhookParams,
   webhookWithSecret,
 } from './webhook.schema.js';
-
-const tags = ['webhooks'];
-const exampleWebhook = {
-  id: 1,
-  url: 'https://shop.example/hooks/platform',
-  types: ['order.created', 'order.completed'],
-  createdAt: '2026-11-22T19:15:04.000Z',
-};
-const missing = { 404: noSuchRow('webhook', 9), 400: notPositive('id') };
+import { webhookUpkeepRoutes } from './webhook-upkeep.routes.js';
 
 /** The webhook routes, all administrator routes. */
 export const webhookRoutes: Route<ReturnType<typeof webhookHandlers>>[] = [
@@ -39,7 +32,7 @@ export const webhookRoutes: Route<ReturnType<typeof webhookHandlers>>[] = [
       'Deliveries follow Standard Webhooks: a POST of the event JSON with `webhook-id` (the event id), `webhook-timestamp` (seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body keyed with the secret>`. A 2xx answer within 10 s is delivered; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is failed. At least once: a redelivery carries the same webhook-id. The URL may not reach a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE=true.',
     tags,
     body: newWebhook,
-    bodyExample: { url: exampleWebhook.url, types: exampleWebhook.types },
+    bodyExample: { url: exampleWebhook.url, types: exampleWebhook.types, rateLimit: 10 },
     success: {
       description: 'The webhook with its signing secret, shown only in this answer',
       schema: z.strictObject({
@@ -50,21 +43,17 @@ export const webhookRoutes: Route<ReturnType<typeof webhookHandlers>>[] = [
       example: {
         code: 200,
         message: WEBHOOK_ADDED,
-        data: { ...exampleWebhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        data: { ...exampleWebhook, rateLimit: 10, secret: exampleSecret },
       },
     },
-    failureTexts: {
-      400: BAD_URL,
-      413: BODY_FAULTS['too-large'],
-      415: NOT_JSON_TYPE,
-    },
+    failureTexts: { 400: BAD_URL, ...bodyFaults },
   },
   {
     method: 'get',
     path: '/api/webhooks',
     handler: (h) => h.list,
     admin: true,
-    summary: 'The webhooks, without their secrets',
+    summary: 'The webhooks, without their secrets; a disabled one says when and why',
     tags,
     success: {
       description: 'Every webhook, in id order',
@@ -148,4 +137,5 @@ export const webhookRoutes: Route<ReturnType<typeof webhookHandlers>>[] = [
     },
     failureTexts: missing,
   },
+  ...webhookUpkeepRoutes,
 ];

@@ -3,7 +3,7 @@ import { rowId } from '../http/docs/reply-schemas.js';
 import { limitField, textAsNumber } from '../http/input.js';
 import { BAD_LIMIT, NOT_AN_OBJECT, notPositive } from '../http/messages.js';
 import { EVENT_TYPES } from '../store/events/outbox.js';
-import { BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
+import { BAD_RATE_LIMIT, BAD_SINCE, BAD_STATUS, BAD_TYPES, BAD_URL } from './webhook.messages.js';
 
 const isWebUrl = (text: string) =>
   text.length <= 2048 && URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
@@ -25,15 +25,54 @@ const types = z.preprocess(
     .optional(),
 );
 
+/** Deliveries per second at most; null (or absent, at creation) for no limit. */
+const rateLimit = z
+  .int(BAD_RATE_LIMIT)
+  .min(1, BAD_RATE_LIMIT)
+  .max(10_000, BAD_RATE_LIMIT)
+  .nullable()
+  .meta({
+    description:
+      'deliveries per second at most: a burst of up to this many may go at once, then this many a second; none is dropped. null: no limit',
+  });
+
 /** POST /api/webhooks */
-export const newWebhook = z.object({ url, types }, { error: NOT_AN_OBJECT });
+export const newWebhook = z.object(
+  { url, types, rateLimit: rateLimit.optional() },
+  { error: NOT_AN_OBJECT },
+);
 
 export type NewWebhook = z.output<typeof newWebhook>;
+
+/** PATCH /api/webhooks/:id */
+export const webhookChange = z.object({ rateLimit }, { error: NOT_AN_OBJECT });
+
+export type WebhookChange = z.output<typeof webhookChange>;
+
+/** POST /api/webhooks/:id/recover */
+export const recovery = z.object(
+  {
+    since: z
+      .string(BAD_SINCE)
+      .refine((text) => z.iso.datetime({ offset: true }).safeParse(text).success, BAD_SINCE)
+      .meta({ format: 'date-time', description: 'every event from this time on is sent again' })
+      .transform((text) => new Date(text)),
+  },
+  { error: NOT_AN_OBJECT },
+);
+
+export type Recovery = z.output<typeof recovery>;
 
 const webhookFields = {
   id: rowId,
   url: z.string(),
   types: z.array(z.enum(EVENT_TYPES)).nullable().meta({ description: 'null: every type' }),
+  rateLimit: z.int().nullable().meta({ description: 'deliveries per second at most; null: none' }),
+  disabledAt: z.iso
+    .datetime()
+    .nullable()
+    .meta({ description: 'when it was disabled (nothing is sent to it); null while enabled' }),
+  disabledReason: z.string().nullable().meta({ description: 'why it was disabled' }),
   createdAt: z.iso.datetime(),
 };
 

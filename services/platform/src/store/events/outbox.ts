@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'service.added',
   'service.published',
   'service.unpublished',
+  'webhook.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -118,6 +119,24 @@ export function changeEvent(type: EventType, id: number, status: number): Statem
       sql: `INSERT INTO events (id, type, row_id, row_status)
         SELECT @event_id + 1, ?, ?, ? FROM DUAL WHERE @status_changed > 0`,
       values: [type, id, status],
+    },
+    ...GIVE_IDS,
+  ];
+}
+
+/**
+ * The event of a change to a row that no list shows (a webhook), after the
+ * UPDATE that makes it, as changeEvent writes one: its data is the JSON
+ * text `data` selects, kept with the event as the row was then.
+ */
+export function changeEventOf(type: EventType, id: number, data: Statement): Statement[] {
+  return [
+    { sql: 'SET @status_changed = ROW_COUNT()', values: [] },
+    ...TAKE_IDS,
+    {
+      sql: `INSERT INTO events (id, type, row_id, data)
+        SELECT @event_id + 1, ?, ?, (${data.sql}) FROM DUAL WHERE @status_changed > 0`,
+      values: [type, id, ...data.values],
     },
     ...GIVE_IDS,
   ];
