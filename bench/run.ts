@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica,events,signing]`:
+ * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica,events,relay,signing]`:
  * starts what it needs on loopback, seeds its own data (reused when the size
  * matches), prints a progress line per scenario and a table per run, then with
  * several runs one table of their medians and spreads. The last table is
@@ -17,6 +17,7 @@ import { guardOverhead } from './scenarios/guard.js';
 import { loginStorm } from './scenarios/login.js';
 import { metricsCost } from './scenarios/metrics-cost.js';
 import { platformLists } from './scenarios/platform-lists.js';
+import { relayCost } from './scenarios/relay.js';
 import { replicaLists } from './scenarios/replica-lists.js';
 import { signingCost } from './scenarios/signing.js';
 
@@ -33,6 +34,7 @@ const scenarios = {
   metrics: metricsCost,
   replica: replicaLists,
   events: eventsCost,
+  relay: relayCost,
   signing: signingCost,
 };
 const runs: ResultRow[][] = [];
