@@ -5,7 +5,7 @@ import {
   jetstreamManager,
   StorageType,
 } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import type { FeedEvent } from '../store/events/event-rows.js';
 
 /** Every event's subject is this and its type: platform.events.order.created. */
@@ -69,29 +69,40 @@ export function jetStreamEvents({ url, stream }: { url: string; stream: string }
      * Publishes `events` in order after the stream's message `afterSeq`, each
      * with its id as Nats-Msg-Id (JetStream drops one it already holds) and
      * the sequence it must follow (it refuses one that would not: an earlier
-     * one lost never leaves a later one stored). Resolves with how many, from
-     * the first, JetStream acknowledged, and the first failure if any.
+     * one lost never leaves a later one stored). All but the last go without
+     * an acknowledgement of their own: the last one's says every one before
+     * it was stored. Resolves with how many, from the first, the stream
+     * holds, and the failure if not all.
      */
     async publish(
       events: FeedEvent[],
       afterSeq: number,
     ): Promise<{ acknowledged: number; failure?: unknown }> {
-      const js = jetstream(await connected(), { timeout: BROKER_TIMEOUT_MS });
-      const acks = await Promise.allSettled(
-        events.map((event, i) =>
-          js.publish(`${SUBJECT_PREFIX}${event.type}`, event.json, {
-            msgID: String(event.id),
-            expect: { lastSequence: afterSeq + i },
+      const nc = await connected();
+      const last = events.length - 1;
+      for (const [i, event] of events.slice(0, last).entries()) {
+        const h = headers();
+        h.set('Nats-Msg-Id', String(event.id));
+        h.set('Nats-Expected-Last-Sequence', String(afterSeq + i));
+        nc.publish(`${SUBJECT_PREFIX}${event.type}`, event.json, { headers: h });
+      }
+      const final = events[last] as FeedEvent;
+      try {
+        await jetstream(nc, { timeout: BROKER_TIMEOUT_MS }).publish(
+          `${SUBJECT_PREFIX}${final.type}`,
+          final.json,
+          {
+            msgID: String(final.id),
+            expect: { lastSequence: afterSeq + last },
             timeout: BROKER_TIMEOUT_MS,
-          }),
-        ),
-      );
-      const failed = acks.findIndex((ack) => ack.status === 'rejected');
-      if (failed === -1) return { acknowledged: events.length };
-      return {
-        acknowledged: failed,
-        failure: (acks[failed] as PromiseRejectedResult).reason,
-      };
+          },
+        );
+        return { acknowledged: events.length };
+      } catch (failure) {
+        // The stream holds a first part of them, in order, up to its last message.
+        const end = await streamEnd(nc).catch(() => ({ id: 0 }));
+        return { acknowledged: events.filter((event) => event.id <= end.id).length, failure };
+      }
     },
 
     /** Closes the connection, once what it was sending is sent. */
