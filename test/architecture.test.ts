@@ -207,6 +207,28 @@ async function aService(sql: (text: string) => Promise<unknown>): Promise<number
   return row!.id;
 }
 
+/**
+ * The files that run from an order's commit until `arrived` sees it where
+ * the walk ends: a warm-up order first, then the walked one.
+ */
+async function walkCommit(
+  sql: (text: string) => Promise<unknown>,
+  arrived: (name: string) => Promise<void>,
+): Promise<string[]> {
+  const serviceId = await aService(sql);
+  const commits = ['warm-up', 'walked'].map((name) => ORDER_COMMIT(serviceId, name));
+  return walkBackground(
+    async () => {
+      await sql(commits[1]!);
+      await arrived('walked');
+    },
+    async () => {
+      await sql(commits[0]!);
+      await arrived('warm-up');
+    },
+  );
+}
+
 describe("docs/ARCHITECTURE.md walks of an order's event, traced from the code", () => {
   it('from its commit to a stream reader', async () => {
     const events = await eventsApp({ deliver: false });
@@ -220,18 +242,7 @@ describe("docs/ARCHITECTURE.md walks of an order's event, traced from the code",
       }
     };
     try {
-      const serviceId = await aService(events.sql);
-      const commits = ['warm-up', 'walked'].map((name) => ORDER_COMMIT(serviceId, name));
-      const files = await walkBackground(
-        async () => {
-          await events.sql(commits[1]!);
-          await seen('walked');
-        },
-        async () => {
-          await events.sql(commits[0]!);
-          await seen('warm-up');
-        },
-      );
+      const files = await walkCommit(events.sql, seen);
       expectBackgroundWalk("Walk: an order's event to a stream reader", files);
     } finally {
       await reader.cancel();
@@ -259,22 +270,11 @@ describe("docs/ARCHITECTURE.md walks of an order's event, traced from the code",
       }
     };
     try {
-      const serviceId = await aService(events.sql);
       await events.sql(
         "INSERT INTO webhooks (url, secret) VALUES (?, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')",
         [url],
       );
-      const commits = ['warm-up', 'walked'].map((name) => ORDER_COMMIT(serviceId, name));
-      const files = await walkBackground(
-        async () => {
-          await events.sql(commits[1]!);
-          await delivered('walked');
-        },
-        async () => {
-          await events.sql(commits[0]!);
-          await delivered('warm-up');
-        },
-      );
+      const files = await walkCommit(events.sql, delivered);
       expectBackgroundWalk("Walk: an order's event to a webhook delivery", files);
     } finally {
       receiver.close();
@@ -299,18 +299,7 @@ describe("docs/ARCHITECTURE.md walk of an order's event to JetStream, traced fro
       }
     };
     try {
-      const serviceId = await aService(events.sql);
-      const commits = ['warm-up', 'walked'].map((name) => ORDER_COMMIT(serviceId, name));
-      const files = await walkBackground(
-        async () => {
-          await events.sql(commits[1]!);
-          await relayed('walked');
-        },
-        async () => {
-          await events.sql(commits[0]!);
-          await relayed('warm-up');
-        },
-      );
+      const files = await walkCommit(events.sql, relayed);
       expectBackgroundWalk("Walk: an order's event to JetStream", files);
     } finally {
       await events.close();

@@ -48,7 +48,8 @@ export function eventRelay(
        FROM event_counter c LEFT JOIN event_relays r ON r.stream = ? WHERE c.name = 'events'`,
       [stream],
     );
-    if (row?.relayed === null || row?.relayed === undefined) {
+    if (!row) throw new Error('event_counter has no row: run the migrations');
+    if (row.relayed === null) {
       await db.update('INSERT IGNORE INTO event_relays (stream, last_id) VALUES (?, 0)', [stream]);
       return look();
     }

@@ -50,6 +50,7 @@ export function webhookDeliverer(
   },
 ) {
   const disableAfterSeconds = disableAfterHours * 3600;
+  const disabledReason = `every attempt failed for ${disableAfterHours} hours (WEBHOOK_DISABLE_AFTER_HOURS)`;
   const outcomes: Record<Outcome, number> = { delivered: 0, retried: 0, failed: 0 };
   const draining = new Map<number, Promise<void>>();
   let loop: Periodic | undefined;
@@ -140,7 +141,7 @@ export function webhookDeliverer(
         failingFor = 0;
       } else if (
         failingFor >= disableAfterSeconds &&
-        (await webhooks.disableIfFailing(receiver.id, disableAfterSeconds, disabledReason()))
+        (await webhooks.disableIfFailing(receiver.id, disableAfterSeconds, disabledReason))
       ) {
         logger.warn({ webhook: receiver.id }, 'webhooks: disabled after failing for too long');
         return;
@@ -148,9 +149,6 @@ export function webhookDeliverer(
       if (claimed.length < CLAIM_ROWS || stopped) return;
     }
   }
-
-  const disabledReason = () =>
-    `every attempt failed for ${disableAfterHours} hours (WEBHOOK_DISABLE_AFTER_HOURS)`;
 
   /** Each webhook with deliveries due gets a worker, unless one is draining it already. */
   async function tick() {

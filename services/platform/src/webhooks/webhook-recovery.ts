@@ -58,13 +58,16 @@ export function webhookRecovery(db: PlatformDatabase) {
                  response_status = NULL, error = NULL`,
               [row.next, last, id],
             );
-            const done = last >= Number(row.through);
-            await run(
-              `UPDATE webhooks SET recover_next = ?, recover_through = IF(? IS NULL, NULL, recover_through),
-                 recover_since = IF(? IS NULL, NULL, recover_since) WHERE id = ?`,
-              [done ? null : last + 1, done ? null : 1, done ? null : 1, id],
-            );
-            return !done;
+            if (last >= Number(row.through)) {
+              await run(
+                `UPDATE webhooks SET recover_next = NULL, recover_through = NULL, recover_since = NULL
+                 WHERE id = ?`,
+                [id],
+              );
+              return false;
+            }
+            await run('UPDATE webhooks SET recover_next = ? WHERE id = ?', [last + 1, id]);
+            return true;
           })) || more;
       }
       return more;
