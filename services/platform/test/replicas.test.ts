@@ -90,6 +90,24 @@ describe('shared position reads', () => {
     expect([await second, await third]).toEqual([2, 2]);
   });
 
+  it('fails the callers waiting for the next read with the error of the read they waited on', async () => {
+    let calls = 0;
+    let fail: (err: Error) => void = () => {};
+    const shared = sharedRead(() => {
+      calls++;
+      return new Promise<number>((_resolve, reject) => {
+        fail = reject;
+      });
+    });
+    const first = shared();
+    const waiting = [shared(), shared()];
+    fail(new Error('the store hangs'));
+    await expect(first).rejects.toThrow('the store hangs');
+    for (const caller of waiting) await expect(caller).rejects.toThrow('the store hangs');
+    // One read for all three: a second would have doubled the wait of those who came during the first.
+    expect(calls).toBe(1);
+  });
+
   it('starts afresh after a read failed', async () => {
     let calls = 0;
     const shared = sharedRead(async () => {
