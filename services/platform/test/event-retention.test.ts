@@ -1,15 +1,13 @@
 import type { RowDataPacket } from '@svc/common';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventRepository } from '../src/feed/event.repository.js';
 import { platformDatabase } from '../src/store/database.js';
-import { webhookDeliverer } from '../src/webhooks/deliverer.js';
 import { publishCommitted } from '../src/webhooks/deliveries.js';
 import { eventRetention } from '../src/webhooks/event-retention.js';
-import { webhookRepository } from '../src/webhooks/webhook.repository.js';
+import { startDeliverer } from './support/deliverer.js';
 import { NUMBERS } from './support/numbers.js';
 import { readsOf } from './support/session-reads.js';
-import { addMerchant, createTestApp, execute, type TestApp, testLogs } from './support/test-app.js';
+import { addMerchant, createTestApp, execute, type TestApp } from './support/test-app.js';
 import { startReceiver } from './support/webhook-receiver.js';
 
 /**
@@ -52,12 +50,7 @@ async function webhookOnReceiver() {
 
 /** A deliverer of one instance, until the test ends or `stop` is called. */
 function deliver(retryDelays: number[]) {
-  const db = platformDatabase(t.pool);
-  const deliverer = webhookDeliverer(
-    { webhooks: webhookRepository(db), events: eventRepository(db), logger: testLogs().logger },
-    { allowPrivate: true, retryDelays },
-  );
-  deliverer.start();
+  const deliverer = startDeliverer(t.pool, { retryDelays });
   stops.push(deliverer.stop);
   return deliverer;
 }
@@ -183,6 +176,31 @@ describe('retention', () => {
     expect(await inFeed(event)).toBe(410);
     const retried = await request(t.app).post(`/api/webhooks/${hook.id}/retry`);
     expect(retried.body.data).toEqual({ retried: 0 });
+  });
+
+  it('keeps an event the JetStream relay has not relayed yet, and deletes it once relayed', async () => {
+    const event = await merchantEvent();
+    await publish();
+    await execute(t.pool, 'UPDATE events SET created_at = NOW(3) - INTERVAL 10 DAY WHERE id <= ?', [
+      event,
+    ]);
+    await execute(t.pool, 'INSERT INTO event_relays (stream, last_id) VALUES (?, ?)', [
+      'RETENTION_TEST',
+      event - 1,
+    ]);
+    const kept = async () => {
+      await eventRetention(platformDatabase(t.pool), { relayStream: 'RETENTION_TEST' }).sweep(DAYS);
+      const [rows] = await t.pool.query<RowDataPacket[]>('SELECT 1 FROM events WHERE id = ?', [
+        event,
+      ]);
+      return rows.length === 1;
+    };
+    expect(await kept()).toBe(true);
+    await execute(t.pool, 'UPDATE event_relays SET last_id = ? WHERE stream = ?', [
+      event,
+      'RETENTION_TEST',
+    ]);
+    expect(await kept()).toBe(false);
   });
 
   it('keeps an event that no publish step has published yet, and its webhook then gets it', async () => {
