@@ -2,10 +2,7 @@ import type { RowDataPacket } from '@svc/common';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventRepository } from '../src/feed/event.repository.js';
-import { platformDatabase } from '../src/store/database.js';
-import { webhookDeliverer } from '../src/webhooks/deliverer.js';
-import { webhookRepository } from '../src/webhooks/webhook.repository.js';
+import { startDeliverer } from './support/deliverer.js';
 import {
   addMerchant,
   addService,
@@ -14,7 +11,6 @@ import {
   createTestApp,
   orderInput,
   type TestApp,
-  testLogs,
 } from './support/test-app.js';
 import { startReceiver } from './support/webhook-receiver.js';
 
@@ -42,13 +38,8 @@ afterAll(async () => {
   await t.close();
 });
 
-function deliver(options: { retryDelays?: number[]; disableAfterHours?: number } = {}) {
-  const db = platformDatabase(t.pool);
-  const deliverer = webhookDeliverer(
-    { webhooks: webhookRepository(db), events: eventRepository(db), logger: testLogs().logger },
-    { allowPrivate: true, retryDelays: [1, 1, 1, 1, 1, 1], ...options },
-  );
-  deliverer.start();
+function deliver(options: { disableAfterHours?: number } = {}) {
+  const deliverer = startDeliverer(t.pool, { retryDelays: [1, 1, 1, 1, 1, 1], ...options });
   stops.push(deliverer.stop);
   return deliverer;
 }
@@ -266,12 +257,7 @@ describe('a per-endpoint rateLimit', () => {
     const other = await createPlatformPool(t.settings);
     stops.push(() => other.end());
     deliver();
-    const db = platformDatabase(other);
-    const second = webhookDeliverer(
-      { webhooks: webhookRepository(db), events: eventRepository(db), logger: testLogs().logger },
-      { allowPrivate: true },
-    );
-    second.start();
+    const second = startDeliverer(other);
     stops.unshift(second.stop);
     await expect.poll(() => got.received.length, { timeout: 15_000 }).toBe(9);
     const times = got.received.map((hook) => hook.at).sort((a, b) => a - b);

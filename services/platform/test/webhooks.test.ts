@@ -2,11 +2,8 @@ import type { ResultSetHeader } from '@svc/common';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventRepository } from '../src/feed/event.repository.js';
-import { platformDatabase } from '../src/store/database.js';
-import { webhookDeliverer } from '../src/webhooks/deliverer.js';
 import { newSecret } from '../src/webhooks/signature.js';
-import { webhookRepository } from '../src/webhooks/webhook.repository.js';
+import { startDeliverer } from './support/deliverer.js';
 import {
   addMerchant,
   addOrder,
@@ -14,7 +11,6 @@ import {
   createTestApp,
   ISO_TIME,
   type TestApp,
-  testLogs,
 } from './support/test-app.js';
 import { startReceiver } from './support/webhook-receiver.js';
 
@@ -32,12 +28,7 @@ afterAll(async () => {
 
 /** A deliverer of its own, as one instance of the platform runs it; stopped after the test. */
 function deliver(retryDelays = [1, 1]) {
-  const db = platformDatabase(t.pool);
-  const deliverer = webhookDeliverer(
-    { webhooks: webhookRepository(db), events: eventRepository(db), logger: testLogs().logger },
-    { allowPrivate: true, retryDelays },
-  );
-  deliverer.start();
+  const deliverer = startDeliverer(t.pool, { retryDelays });
   stops.push(deliverer.stop);
   return deliverer;
 }
@@ -347,12 +338,7 @@ describe('deliveries without WEBHOOK_ALLOW_PRIVATE', () => {
     ['localhost', 'localhost resolves to 127.0.0.1, a private address'],
   ])('refuses %s at the attempt, a name after its DNS answer: %s', async (host, error) => {
     const { id, live } = await storedWebhook(host);
-    const db = platformDatabase(strict.pool);
-    const deliverer = webhookDeliverer(
-      { webhooks: webhookRepository(db), events: eventRepository(db), logger: testLogs().logger },
-      { allowPrivate: false, retryDelays: [] },
-    );
-    deliverer.start();
+    const deliverer = startDeliverer(strict.pool, { allowPrivate: false, retryDelays: [] });
     stops.push(deliverer.stop);
     await addMerchant(strict.app);
     const deliveries = async () =>
