@@ -161,7 +161,7 @@ describe('platform while MySQL goes away, hangs, and is exhausted', () => {
   // Kept lists read one stamp for every list asked meanwhile: the 40 wait on that one read,
   // holding one connection, and fail together when it does. Keeping nothing, each list takes
   // a connection, and those past the pool and its queue fail at once.
-  it.each([
+  it.each<{ kept: string; env: Record<string, string>; atOnce: number }>([
     { kept: 'nothing kept', env: { LIST_CACHE_MB: '0' }, atOnce: 40 - 4 - 8 },
     { kept: 'kept lists', env: {}, atOnce: 0 },
   ])(
