@@ -7,6 +7,8 @@ export interface Measured extends LoadResult {
   cpuUs?: number;
   /** CPU the database server spent per request meanwhile, µs. */
   dbCpuUs?: number;
+  /** CPU the message broker spent per request meanwhile, µs, where one is measured. */
+  brokerCpuUs?: number;
 }
 
 /** A variant's measurements over the rounds: their means, and each round's throughput and CPU. */

@@ -176,6 +176,7 @@ export async function measure(
   c: Case,
   { duration, warmUp }: BenchSettings,
   dbCpu: () => Promise<number>,
+  brokerCpu?: () => Promise<number>,
 ): Promise<Measured> {
   const etag = c.conditional ? await etagOf(target.url + c.path) : undefined;
   const request = {
@@ -190,8 +191,10 @@ export async function measure(
   await target.settle('/api/merchant/list');
   target.resetPeak();
   const [cpuBefore, dbBefore] = [await target.cpuSeconds(), await dbCpu()];
+  const brokerBefore = await brokerCpu?.();
   const result = await load({ ...request, duration: Math.max(duration, c.minDuration ?? 0) });
   const [cpuAfter, dbAfter] = [await target.cpuSeconds(), await dbCpu()];
+  const brokerAfter = await brokerCpu?.();
   // A conditional request's 304 is its answer, and every one should be one.
   const expected = etag ? result.requests : 0;
   if (result.errors > 0 || result.non2xx !== expected) {
@@ -203,6 +206,7 @@ export async function measure(
     rss: target.peakRssMb(),
     cpuUs: perRequest(cpuAfter - cpuBefore),
     dbCpuUs: perRequest(dbAfter - dbBefore),
+    ...(brokerAfter === undefined ? {} : { brokerCpuUs: perRequest(brokerAfter - (brokerBefore ?? 0)) }),
   };
 }
 

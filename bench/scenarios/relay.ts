@@ -3,7 +3,7 @@ import mysql from 'mysql2/promise';
 import { mysqldCpu } from '../lib/mysqld.js';
 import { type MysqlServer, mysqlServerFrom, trimOrders } from '../lib/platform-data.js';
 import { progress, type ResultRow, row } from '../lib/report.js';
-import type { RunningServer } from '../lib/server.js';
+import { cpuSeconds, type RunningServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
 import { inTurns, type Measured, pairedCpuRatio, pairedRatio } from '../lib/turns.js';
 import { ensureBothData, measure, startPlatform } from './platform-lists.js';
@@ -17,6 +17,9 @@ const create = {
   method: 'POST' as const,
   body: JSON.stringify({ service_id: 7, user_name: '压测用户', user_phone: '13900000000' }),
 };
+
+/** How often both turns read the instance's /metrics: the relay's lag, and the same cost without it. */
+const SAMPLE_MS = 250;
 
 /** The relay's lag, as the instance's gauges give it. */
 async function lagOf(server: RunningServer): Promise<{ events: number; seconds: number }> {
@@ -60,12 +63,39 @@ async function caughtUp(db: mysql.Connection): Promise<number> {
 }
 
 /**
+ * Measures `c` on `server` while its /metrics is read every SAMPLE_MS, as
+ * both turns are (so the scrapes cost both alike), each sample given to `seen`.
+ */
+async function measureSampled(
+  server: RunningServer,
+  settings: BenchSettings,
+  dbCpu: () => Promise<number>,
+  brokerCpu: (() => Promise<number>) | undefined,
+  seen: (lag: { events: number; seconds: number }) => void,
+): Promise<Measured> {
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      seen(await lagOf(server));
+      await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+    }
+  })();
+  try {
+    return await measure(server, create, settings, dbCpu, brokerCpu);
+  } finally {
+    sampling = false;
+    await sampler;
+  }
+}
+
+/**
  * Scenario: order create with the JetStream relay on (a platform with
  * EVENTS_NATS_URL, relaying every event of the creates as they commit)
  * against the same create with no relay, in turns on one database; the
- * relay's lag under that burst (its gauge, read every 100 ms); and the
- * events a second it relays when it starts with the backlog the turn
- * without it left.
+ * relay's lag under that burst (its gauge, read every SAMPLE_MS); the CPU
+ * nats-server spends per event, on the same two cores here, where
+ * production gives the broker machines of its own; and the events a second
+ * it relays when it starts with the backlog the turn without it left.
  */
 export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
   const server: MysqlServer = mysqlServerFrom(settings.mysqlUrl);
@@ -81,8 +111,10 @@ export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
      ON DUPLICATE KEY UPDATE last_id = VALUES(last_id)`,
     [STREAM],
   );
+  const natsCpu = async () => cpuSeconds(nats.pid as number);
   const rates: number[] = [];
   const lags: number[] = [];
+  const natsCpuUs: number[] = [];
   const relaying = async (): Promise<Measured> => {
     const backlog = (await backlogOf(db)).left;
     const on = await startPlatform(server, database, {
@@ -93,16 +125,10 @@ export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
       // The creates of the turn without it wait: their catch-up is the rate.
       const rate = await caughtUp(db);
       if (backlog >= 1000) rates.push(rate);
-      let sampling = true;
-      const sampler = (async () => {
-        while (sampling) {
-          lags.push((await lagOf(on)).seconds);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      })();
-      const measured = await measure(on, create, settings, dbCpu);
-      sampling = false;
-      await sampler;
+      const measured = await measureSampled(on, settings, dbCpu, natsCpu, (lag) =>
+        lags.push(lag.seconds),
+      );
+      natsCpuUs.push(measured.brokerCpuUs ?? 0);
       await caughtUp(db);
       return measured;
     } finally {
@@ -112,7 +138,7 @@ export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
   const notRelaying = async (): Promise<Measured> => {
     const off = await startPlatform(server, database);
     try {
-      return await measure(off, create, settings, dbCpu);
+      return await measureSampled(off, settings, dbCpu, undefined, () => {});
     } finally {
       await off.stop();
     }
@@ -125,8 +151,10 @@ export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
     const lagP95 = lags[Math.ceil(lags.length * 0.95) - 1] ?? 0;
     rates.sort((a, b) => a - b);
     const rate = rates[Math.floor(rates.length / 2)] ?? 0;
+    natsCpuUs.sort((a, b) => a - b);
+    const brokerUs = natsCpuUs[Math.floor(natsCpuUs.length / 2)] ?? 0;
     progress(
-      `  on ${on.rps.toFixed(0)} rps (${on.cpuUs?.toFixed(0)} us cpu/req) vs off ${off.rps.toFixed(0)} rps (${off.cpuUs?.toFixed(0)} us); lag p95 ${lagP95.toFixed(3)} s; ${rate.toFixed(0)} events/s relayed from a backlog`,
+      `  on ${on.rps.toFixed(0)} rps (${on.cpuUs?.toFixed(0)} us cpu/req) vs off ${off.rps.toFixed(0)} rps (${off.cpuUs?.toFixed(0)} us); nats-server ${brokerUs.toFixed(0)} us/req; lag p95 ${lagP95.toFixed(3)} s; ${rate.toFixed(0)} events/s relayed from a backlog`,
     );
     return [
       row({
@@ -159,6 +187,19 @@ export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
         baseline: null,
         baseline_rps: null,
         ratio: lagP95,
+        target: 'reported',
+        met: null,
+      }),
+      row({
+        scenario: 'relay: nats-server CPU per create under that burst (µs; ratio column)',
+        rps: 0,
+        p50_ms: 0,
+        p99_ms: 0,
+        rss_mb: on.rss,
+        config: 'defaults, EVENTS_NATS_URL set; the broker on the same two cores',
+        baseline: null,
+        baseline_rps: null,
+        ratio: brokerUs,
         target: 'reported',
         met: null,
       }),

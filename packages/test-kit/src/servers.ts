@@ -12,6 +12,8 @@ const STARTUP_TIMEOUT_MS = 20_000;
 export interface TestServer {
   readonly port: number;
   readonly url: string;
+  /** The running process's id (undefined while stopped). */
+  readonly pid: number | undefined;
   /** Starts the process again on the same port and data directory. */
   start(): Promise<void>;
   /** Stops the process; its data directory stays for a later start. */
@@ -81,6 +83,9 @@ export function managed(
   const server: TestServer = {
     port,
     url,
+    get pid() {
+      return child?.pid;
+    },
     async start() {
       child = launch();
       process.once('exit', killOnExit);
