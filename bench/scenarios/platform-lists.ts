@@ -206,7 +206,9 @@ export async function measure(
     rss: target.peakRssMb(),
     cpuUs: perRequest(cpuAfter - cpuBefore),
     dbCpuUs: perRequest(dbAfter - dbBefore),
-    ...(brokerAfter === undefined ? {} : { brokerCpuUs: perRequest(brokerAfter - (brokerBefore ?? 0)) }),
+    ...(brokerAfter === undefined
+      ? {}
+      : { brokerCpuUs: perRequest(brokerAfter - (brokerBefore ?? 0)) }),
   };
 }
 

@@ -24,7 +24,8 @@ interface RelayLag {
  * Its position (the last event id relayed) is a row of event_relays, one per
  * stream, which a step locks without waiting: an instance that finds it
  * taken leaves the step to the one holding it, so any instance relays and
- * two never relay at once. A step reads the stream's last message and starts
+ * two never relay at once. A step takes the stream's last message (as its
+ * last publish left it, or read from the stream; jetstream.ts) and starts
  * after the larger of its event id and the kept position, so events an
  * instance published and died before recording are not sent again, however
  * long ago; it advances the position, in the same transaction, only to the
@@ -75,7 +76,7 @@ export function eventRelay(
         if (err instanceof LockConflictError) return { more: false };
         throw err;
       }
-      const end = await broker.end();
+      const end = await broker.end(kept);
       const from = Math.max(kept, end.id);
       const batch = await events.after(from, RELAY_BATCH);
       const { acknowledged, failure } =

@@ -36,10 +36,15 @@ export function jetStreamEvents({ url, stream }: { url: string; stream: string }
       timeout: BROKER_TIMEOUT_MS,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
-    }).catch((err: unknown) => {
-      connection = undefined;
-      throw err;
-    }));
+    })
+      .then((nc) => {
+        void forgetEndOnDisconnect(nc);
+        return nc;
+      })
+      .catch((err: unknown) => {
+        connection = undefined;
+        throw err;
+      }));
 
   async function streamEnd(nc: NatsConnection): Promise<StreamEnd> {
     const streams = (await jetstreamManager(nc, { timeout: BROKER_TIMEOUT_MS })).streams;
@@ -61,9 +66,28 @@ export function jetStreamEvents({ url, stream }: { url: string; stream: string }
     }
   }
 
+  /** The stream's end as this relay's last publish left it; read again after a failure or a disconnect. */
+  let known: StreamEnd | undefined;
+
+  // Away from the broker, reading the end fails at once, as a step should.
+  async function forgetEndOnDisconnect(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') known = undefined;
+    }
+  }
+
   return {
-    /** The stream's last message, the stream made first when it is missing. */
-    end: async (): Promise<StreamEnd> => streamEnd(await connected()),
+    /**
+     * The stream's last message, the stream made first when it is missing:
+     * the one this relay's last publish left, unless it is older than event
+     * `kept` (another instance relayed since). One left by another instance
+     * since then only makes the next publish fail, as each message names the
+     * sequence it must follow, and the end is read again.
+     */
+    async end(kept: number): Promise<StreamEnd> {
+      if (!known || known.id < kept) known = await streamEnd(await connected());
+      return known;
+    },
 
     /**
      * Publishes `events` in order after the stream's message `afterSeq`, each
@@ -97,8 +121,10 @@ export function jetStreamEvents({ url, stream }: { url: string; stream: string }
             timeout: BROKER_TIMEOUT_MS,
           },
         );
+        known = { seq: afterSeq + events.length, id: final.id };
         return { acknowledged: events.length };
       } catch (failure) {
+        known = undefined;
         // The stream holds a first part of them, in order, up to its last message.
         const end = await streamEnd(nc).catch(() => ({ id: 0 }));
         return { acknowledged: events.filter((event) => event.id <= end.id).length, failure };
