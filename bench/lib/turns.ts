@@ -16,6 +16,7 @@ export interface Turned extends Measured {
   roundRps: number[];
   roundCpuUs: number[];
   roundDbCpuUs: number[];
+  roundBrokerCpuUs: number[];
 }
 
 /**
@@ -38,6 +39,7 @@ export async function inTurns(
     roundRps: [],
     roundCpuUs: [],
     roundDbCpuUs: [],
+    roundBrokerCpuUs: [],
   }));
   for (let round = 0; round < rounds; round++) {
     const order = [...variants.keys()];
@@ -53,11 +55,13 @@ export async function inTurns(
       sum.roundRps.push(result.rps);
       if (result.cpuUs !== undefined) sum.roundCpuUs.push(result.cpuUs);
       if (result.dbCpuUs !== undefined) sum.roundDbCpuUs.push(result.dbCpuUs);
+      if (result.brokerCpuUs !== undefined) sum.roundBrokerCpuUs.push(result.brokerCpuUs);
     }
   }
   for (const sum of sums) {
     if (sum.roundCpuUs.length > 0) sum.cpuUs = median(sum.roundCpuUs);
     if (sum.roundDbCpuUs.length > 0) sum.dbCpuUs = median(sum.roundDbCpuUs);
+    if (sum.roundBrokerCpuUs.length > 0) sum.brokerCpuUs = median(sum.roundBrokerCpuUs);
   }
   return sums;
 }

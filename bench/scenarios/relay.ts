@@ -5,7 +5,7 @@ import { type MysqlServer, mysqlServerFrom, trimOrders } from '../lib/platform-d
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { cpuSeconds, type RunningServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
-import { inTurns, type Measured, pairedCpuRatio, pairedRatio } from '../lib/turns.js';
+import { inTurns, type Measured, median, pairedCpuRatio, pairedRatio } from '../lib/turns.js';
 import { ensureBothData, measure, startPlatform } from './platform-lists.js';
 
 const STREAM = 'BENCH_EVENTS';
@@ -114,7 +114,6 @@ export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
   const natsCpu = async () => cpuSeconds(nats.pid as number);
   const rates: number[] = [];
   const lags: number[] = [];
-  const natsCpuUs: number[] = [];
   const relaying = async (): Promise<Measured> => {
     const backlog = (await backlogOf(db)).left;
     const on = await startPlatform(server, database, {
@@ -128,7 +127,6 @@ export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
       const measured = await measureSampled(on, settings, dbCpu, natsCpu, (lag) =>
         lags.push(lag.seconds),
       );
-      natsCpuUs.push(measured.brokerCpuUs ?? 0);
       await caughtUp(db);
       return measured;
     } finally {
@@ -149,10 +147,8 @@ export async function relayCost(settings: BenchSettings): Promise<ResultRow[]> {
     if (!on || !off) throw new Error('relay: measurements missing');
     lags.sort((a, b) => a - b);
     const lagP95 = lags[Math.ceil(lags.length * 0.95) - 1] ?? 0;
-    rates.sort((a, b) => a - b);
-    const rate = rates[Math.floor(rates.length / 2)] ?? 0;
-    natsCpuUs.sort((a, b) => a - b);
-    const brokerUs = natsCpuUs[Math.floor(natsCpuUs.length / 2)] ?? 0;
+    const rate = rates.length > 0 ? median(rates) : 0;
+    const brokerUs = on.brokerCpuUs ?? 0;
     progress(
       `  on ${on.rps.toFixed(0)} rps (${on.cpuUs?.toFixed(0)} us cpu/req) vs off ${off.rps.toFixed(0)} rps (${off.cpuUs?.toFixed(0)} us); nats-server ${brokerUs.toFixed(0)} us/req; lag p95 ${lagP95.toFixed(3)} s; ${rate.toFixed(0)} events/s relayed from a backlog`,
     );
