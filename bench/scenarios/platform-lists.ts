@@ -171,6 +171,12 @@ async function etagOf(url: string): Promise<string | undefined> {
   return res.headers.get('etag') ?? undefined;
 }
 
+/** Reads a CPU counter (seconds) now; the function it gives reads what was spent since. */
+async function spentSince(counter: () => Promise<number>): Promise<() => Promise<number>> {
+  const before = await counter();
+  return async () => (await counter()) - before;
+}
+
 export async function measure(
   target: RunningServer,
   c: Case,
@@ -190,11 +196,11 @@ export async function measure(
   if (warmUp > 0) await load({ ...request, duration: warmUp });
   await target.settle('/api/merchant/list');
   target.resetPeak();
-  const [cpuBefore, dbBefore] = [await target.cpuSeconds(), await dbCpu()];
-  const brokerBefore = await brokerCpu?.();
+  const spentOurs = await spentSince(() => target.cpuSeconds());
+  const spentDb = await spentSince(dbCpu);
+  const spentBroker = brokerCpu && (await spentSince(brokerCpu));
   const result = await load({ ...request, duration: Math.max(duration, c.minDuration ?? 0) });
-  const [cpuAfter, dbAfter] = [await target.cpuSeconds(), await dbCpu()];
-  const brokerAfter = await brokerCpu?.();
+  const [cpu, db, broker] = [await spentOurs(), await spentDb(), await spentBroker?.()];
   // A conditional request's 304 is its answer, and every one should be one.
   const expected = etag ? result.requests : 0;
   if (result.errors > 0 || result.non2xx !== expected) {
@@ -204,11 +210,9 @@ export async function measure(
   return {
     ...result,
     rss: target.peakRssMb(),
-    cpuUs: perRequest(cpuAfter - cpuBefore),
-    dbCpuUs: perRequest(dbAfter - dbBefore),
-    ...(brokerAfter === undefined
-      ? {}
-      : { brokerCpuUs: perRequest(brokerAfter - (brokerBefore ?? 0)) }),
+    cpuUs: perRequest(cpu),
+    dbCpuUs: perRequest(db),
+    ...(broker === undefined ? {} : { brokerCpuUs: perRequest(broker) }),
   };
 }
 
