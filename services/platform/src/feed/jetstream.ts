@@ -66,7 +66,7 @@ export function jetStreamEvents({ url, stream }: { url: string; stream: string }
     }
   }
 
-  /** The stream's end as this relay's last publish left it; read again after a failure or a disconnect. */
+  /** The stream's end as this relay's last publish left it, or as read after one failed; forgotten on a disconnect. */
   let known: StreamEnd | undefined;
 
   // Away from the broker, reading the end fails at once, as a step should.
@@ -124,10 +124,10 @@ export function jetStreamEvents({ url, stream }: { url: string; stream: string }
         known = { seq: afterSeq + events.length, id: final.id };
         return { acknowledged: events.length };
       } catch (failure) {
-        known = undefined;
         // The stream holds a first part of them, in order, up to its last message.
-        const end = await streamEnd(nc).catch(() => ({ id: 0 }));
-        return { acknowledged: events.filter((event) => event.id <= end.id).length, failure };
+        known = await streamEnd(nc).catch(() => undefined);
+        const end = known?.id ?? 0;
+        return { acknowledged: events.filter((event) => event.id <= end).length, failure };
       }
     },
 
