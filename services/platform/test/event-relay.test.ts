@@ -254,4 +254,50 @@ describe('the JetStream relay', () => {
       await proxy.close();
     }
   }, 60_000);
+
+  it('sends nothing twice when another instance relayed and died before recording it, while this one held the end of its own last publish', async () => {
+    const stream = newStream();
+    await (await jetstreamManager(nc)).streams.add({
+      name: stream,
+      subjects: ['platform.events.>'],
+      duplicate_window: 100_000_000,
+    });
+    const [proxyA, proxyB] = await Promise.all([
+      startFaultProxy({ target: t.settings }),
+      startFaultProxy({ target: t.settings }),
+    ]);
+    const poolA = await createPlatformPool({ ...t.settings, host: proxyA.host, port: proxyA.port });
+    const poolB = await createPlatformPool({ ...t.settings, host: proxyB.host, port: proxyB.port });
+    try {
+      await createOrders(20, 'relayed by A ');
+      startRelay(stream, poolA);
+      await expect.poll(() => position(stream), { timeout: 10_000 }).toBe(await lastEventId());
+      // A's next step waits before it takes the position, the end of its last publish in memory.
+      const waiting = proxyA.fault('FOR UPDATE NOWAIT', 'stall');
+      await createOrders(10, 'relayed by B ');
+      await waiting.met;
+      const held = proxyB.fault('UPDATE event_relays', 'stall');
+      const doomed = startRelay(stream, poolB);
+      await held.met;
+      expect((await (await jetstreamManager(nc)).streams.info(stream)).state.messages).toBe(
+        await lastEventId(),
+      );
+      proxyB.refuse(true);
+      held.cut();
+      await doomed.stop();
+      relays.splice(relays.indexOf(doomed), 1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      // A starts after the end it remembers: JetStream takes only what follows the stream's real end.
+      waiting.release();
+      await createOrders(5, 'after B died ');
+      await expectEveryEventOnce(stream);
+    } finally {
+      proxyA.cutAll();
+      proxyB.cutAll();
+      await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+      await Promise.all([poolA.end(), poolB.end()]);
+      await Promise.all([proxyA.close(), proxyB.close()]);
+    }
+  }, 60_000);
 });
