@@ -26,7 +26,13 @@ import { sessionHandlers } from './sessions/session.handlers.js';
 import { sessionRepository } from './sessions/session.repository.js';
 import { sessionRoutes } from './sessions/session.routes.js';
 import { sessionGuard } from './sessions/session-guard.js';
+import { challenges } from './two-factor/challenges.js';
+import { twoFactorHandlers } from './two-factor/two-factor.handlers.js';
+import { twoFactorRepository } from './two-factor/two-factor.repository.js';
+import { twoFactorRoutes } from './two-factor/two-factor.routes.js';
+import { limitedChecks } from './users/limited-check.js';
 import { loginLimiter } from './users/login-limiter.js';
+import { sessionOpening } from './users/session-opening.js';
 import { userHandlers } from './users/user.handlers.js';
 import { userRepository } from './users/user.repository.js';
 import { userRoutes } from './users/user.routes.js';
@@ -86,11 +92,20 @@ export function createApp(deps: AppDeps): Express {
   const warnings = deps.redisWarnings;
   app.use(healthRouter(checks, { envelope: messageBody, notReady, warnings }));
   const { login: onLogin, passwordCheck: onPasswordCheck } = observe ?? {};
-  const userData = { users, sessions, limiter, secrets, securityLog: log, settings };
+  const logins = {
+    users,
+    sessions,
+    opening: sessionOpening(sessions, settings.tokenTtl),
+    limitedCheck: limitedChecks(limiter, onPasswordCheck),
+    secrets,
+    securityLog: log,
+    twoFactor: twoFactorRepository(db),
+    challenges: challenges(redis, settings.twoFactorChallengeSeconds),
+    onLogin,
+  };
   // One router per route table (http/routes.ts).
-  app.use(
-    routerOf(userRoutes, userHandlers({ ...userData, onLogin, onPasswordCheck }), middleware),
-  );
+  app.use(routerOf(userRoutes, userHandlers({ ...logins, limiter, settings }), middleware));
+  app.use(routerOf(twoFactorRoutes, twoFactorHandlers({ ...logins, scheme }), middleware));
   app.use(routerOf(sessionRoutes, sessionHandlers(sessions, log), middleware));
   app.use(
     routerOf(securityEventRoutes, securityEventHandlers({ events, users, secrets }), middleware),

@@ -71,6 +71,7 @@ export const configSchema = z
     ACCOUNT_MAX_FAILURES: intVar(20, 1, 100_000),
     LOGIN_WINDOW_SECONDS: intVar(900, 1),
     LOGIN_LOCK_SECONDS: intVar(900, 1),
+    TWO_FACTOR_CHALLENGE_SECONDS: intVar(300, 1, 3600),
     TRUST_PROXY: trustProxyVar,
   })
   .superRefine(redisEnvRules);
@@ -100,6 +101,8 @@ export interface AuthSettings {
   accountMaxFailures: number;
   loginWindowSeconds: number;
   loginLockSeconds: number;
+  /** How long a right password's challenge waits for its second step. */
+  twoFactorChallengeSeconds: number;
   trustProxy: TrustProxy;
   /** Bound on each MySQL statement. */
   queryTimeoutMs: number;
@@ -121,6 +124,7 @@ export function authSettingsFrom(config: AuthConfig): AuthSettings {
     accountMaxFailures: config.ACCOUNT_MAX_FAILURES,
     loginWindowSeconds: config.LOGIN_WINDOW_SECONDS,
     loginLockSeconds: config.LOGIN_LOCK_SECONDS,
+    twoFactorChallengeSeconds: config.TWO_FACTOR_CHALLENGE_SECONDS,
     trustProxy: config.TRUST_PROXY,
     queryTimeoutMs: config.MYSQL_QUERY_TIMEOUT_MS,
   };

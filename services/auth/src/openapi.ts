@@ -6,11 +6,13 @@ import { METHOD_NOT_ALLOWED, NOT_FOUND } from './http/messages.js';
 import { operationOf } from './http/routes.js';
 import { securityEventRoutes } from './security/security-event.routes.js';
 import { sessionRoutes } from './sessions/session.routes.js';
+import { twoFactorRoutes } from './two-factor/two-factor.routes.js';
 import { userRoutes } from './users/user.routes.js';
 
 /** Every route the service serves, with the zod schemas that validate and describe it. */
 export const authOperations: OperationDoc[] = [
   ...userRoutes.map(operationOf),
+  ...twoFactorRoutes.map(operationOf),
   ...sessionRoutes.map(operationOf),
   ...securityEventRoutes.map(operationOf),
   ...healthDocs,

@@ -17,6 +17,7 @@ describe('auth configuration', () => {
       accountMaxFailures: 20,
       loginWindowSeconds: 900,
       loginLockSeconds: 900,
+      twoFactorChallengeSeconds: 300,
       trustProxy: false,
       queryTimeoutMs: 5000,
     });
@@ -37,6 +38,7 @@ describe('auth configuration', () => {
         ACCOUNT_MAX_FAILURES: '12',
         LOGIN_WINDOW_SECONDS: '60',
         LOGIN_LOCK_SECONDS: '300',
+        TWO_FACTOR_CHALLENGE_SECONDS: '120',
         TRUST_PROXY: '1',
         MYSQL_QUERY_TIMEOUT_MS: '750',
       }),
@@ -54,6 +56,7 @@ describe('auth configuration', () => {
       accountMaxFailures: 12,
       loginWindowSeconds: 60,
       loginLockSeconds: 300,
+      twoFactorChallengeSeconds: 120,
       trustProxy: 1,
       queryTimeoutMs: 750,
     });

@@ -200,7 +200,7 @@ describe('the document', () => {
     expect(example('get', '/api/user/me')).toEqual({
       code: 200,
       message: '获取成功',
-      data: { username: 'alice' },
+      data: { username: 'alice', totp: false },
     });
     expect(operation('get', '/readyz').responses[503].content['application/json'].example).toEqual({
       code: 503,

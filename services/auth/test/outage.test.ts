@@ -111,7 +111,7 @@ describe('Redis unavailable', () => {
     expect(me.body).toEqual({
       code: 200,
       message: '获取成功',
-      data: { username: account.username },
+      data: { username: account.username, totp: false },
     });
   });
 
@@ -172,8 +172,13 @@ describe('MySQL unavailable', () => {
       expect(res.status, `call ${i}`).toBe(503);
       expect(res.body).toEqual(UNAVAILABLE);
     }
-    // Sessions live in Redis: a MySQL outage logs nobody out.
-    expect((await request(app).get('/api/user/me').set(bearer(token))).status).toBe(200);
+    // Sessions live in Redis: a MySQL outage logs nobody out; whether TOTP is on, MySQL would say.
+    const me = await request(app).get('/api/user/me').set(bearer(token));
+    expect(me.body).toEqual({
+      code: 200,
+      message: '获取成功',
+      data: { username: account.username, totp: null },
+    });
 
     await mysqlServer.start();
     await expect

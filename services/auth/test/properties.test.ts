@@ -333,7 +333,11 @@ describe.each(SCHEMES)('generated requests (TOKEN_SCHEME=%s)', (scheme) => {
                 headers: { [header]: value },
               }),
             );
-            expect(me.body).toEqual({ code: 200, message: '获取成功', data: { username: owner } });
+            expect(me.body).toEqual({
+              code: 200,
+              message: '获取成功',
+              data: { username: owner, totp: false },
+            });
             const status = envelopeOf(
               await client.send({
                 method: 'GET',
@@ -393,7 +397,7 @@ describe.each(SCHEMES)('generated requests (TOKEN_SCHEME=%s)', (scheme) => {
                 ? NO_TOKEN
                 : owner === undefined
                   ? INVALID_TOKEN
-                  : { code: 200, message: '获取成功', data: { username: owner } };
+                  : { code: 200, message: '获取成功', data: { username: owner, totp: false } };
             const me = envelopeOf(
               await client.send({ method: 'GET', path: '/api/user/me', headers }),
             );
@@ -426,7 +430,7 @@ describe.each(SCHEMES)('generated requests (TOKEN_SCHEME=%s)', (scheme) => {
                 ? NO_TOKEN
                 : owner === undefined
                   ? INVALID_TOKEN
-                  : { code: 200, message: '获取成功', data: { username: owner } };
+                  : { code: 200, message: '获取成功', data: { username: owner, totp: false } };
             const me = envelopeOf(
               await client.send({ method: 'GET', path: '/api/user/me', headers }),
             );

@@ -475,7 +475,11 @@ describe('GET /api/user/me', () => {
       for (const headers of [bearer(token), { token }]) {
         const res = await request(app()).get('/api/user/me').set(headers);
         expect(res.status).toBe(200);
-        expect(res.body).toEqual({ code: 200, message: '获取成功', data: { username } });
+        expect(res.body).toEqual({
+          code: 200,
+          message: '获取成功',
+          data: { username, totp: false },
+        });
       }
     });
 

@@ -7,6 +7,11 @@ export const SECURITY_EVENT_TYPES = [
   'password_changed',
   'session_ended',
   'logout_all',
+  'login_2fa_failed',
+  'totp_enabled',
+  'totp_disabled',
+  'recovery_code_used',
+  'recovery_codes_renewed',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

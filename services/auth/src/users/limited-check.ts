@@ -7,9 +7,11 @@ import { TOO_MANY_FAILURES } from './user.messages.js';
  * Password checks in limiter slots. A lock answers 429 with Retry-After
  * whatever the password, before any check; a check admitted is settled with
  * its outcome, `lockStarted` when this failure locked what it counts against.
+ * A right password whose login waits for its second factor (`pending`) only
+ * frees its slot: the failures before it end with the second step's success.
  */
 export function limitedChecks(limiter: LoginLimiter, onPasswordCheck?: () => void) {
-  return async function limitedCheck<T extends { ok: boolean }>(
+  return async function limitedCheck<T extends { ok: boolean; pending?: boolean }>(
     req: Request,
     res: Response,
     username: string,
@@ -32,7 +34,8 @@ export function limitedChecks(limiter: LoginLimiter, onPasswordCheck?: () => voi
       await limiter.settle(slot, 'abandoned').catch(() => {});
       throw err;
     }
-    const lockStarted = await limiter.settle(slot, verdict.ok ? 'succeeded' : 'failed', device);
+    const outcome = verdict.ok ? (verdict.pending ? 'abandoned' : 'succeeded') : 'failed';
+    const lockStarted = await limiter.settle(slot, outcome, device);
     return { verdict, lockStarted };
   };
 }

@@ -1,4 +1,4 @@
-import { AppError, messageBody, OutcomeUnknownError } from '@svc/common';
+import { AppError, messageBody, StoreUnavailableError } from '@svc/common';
 import { isWellFormedToken, md5Token, randomToken, readToken } from '@svc/session-guard';
 import type { Request, Response } from 'express';
 import type { LoginOutcome } from '../auth-metrics.js';
@@ -10,12 +10,17 @@ import type { SecretRepository } from '../security/secret.repository.js';
 import type { SecurityLog } from '../security/security-log.js';
 import type { SessionRepository } from '../sessions/session.repository.js';
 import { sessionOf } from '../sessions/session-guard.js';
+import type { Challenges } from '../two-factor/challenges.js';
+import { hashPrintOf } from '../two-factor/hash-print.js';
+import { TWO_FACTOR_REQUIRED } from '../two-factor/two-factor.messages.js';
+import type { TwoFactorRepository } from '../two-factor/two-factor.repository.js';
 import { DEVICE_TOKEN_HEADER, deviceOf, deviceTokenOf, newDeviceId } from './device-token.js';
-import { limitedChecks } from './limited-check.js';
+import type { limitedChecks } from './limited-check.js';
 import type { Counted, LoginLimiter } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
 import { passwordChange } from './password-change.js';
 import { registerRetries } from './registration.js';
+import type { SessionOpening } from './session-opening.js';
 import { LOGGED_IN, LOGGED_OUT, REGISTERED, VERIFIED, WRONG_CREDENTIALS } from './user.messages.js';
 import type { UserRepository, UserRow } from './user.repository.js';
 import { loginBody, registerBody } from './user.schema.js';
@@ -24,27 +29,21 @@ import { loginBody, registerBody } from './user.schema.js';
 interface UserHandlerDeps {
   users: UserRepository;
   sessions: SessionRepository;
+  opening: SessionOpening;
   limiter: LoginLimiter;
+  limitedCheck: ReturnType<typeof limitedChecks>;
   secrets: SecretRepository;
   securityLog: SecurityLog;
-  settings: Pick<AuthSettings, 'tokenTtl' | 'passwordRehash'>;
+  twoFactor: TwoFactorRepository;
+  challenges: Challenges;
+  settings: Pick<AuthSettings, 'passwordRehash'>;
   /** Told each login's outcome, for metrics. */
   onLogin?: (outcome: LoginOutcome) => void;
-  /** Told of each password check the limiter admitted, for metrics. */
-  onPasswordCheck?: () => void;
 }
 
-export function userHandlers({
-  users,
-  sessions,
-  limiter,
-  secrets,
-  securityLog,
-  settings,
-  onLogin,
-  onPasswordCheck,
-}: UserHandlerDeps) {
-  const limitedCheck = limitedChecks(limiter, onPasswordCheck);
+export function userHandlers(deps: UserHandlerDeps) {
+  const { users, sessions, opening, limiter, limitedCheck, secrets, securityLog } = deps;
+  const { twoFactor, challenges, settings, onLogin } = deps;
   const registered = registerRetries(users, limiter);
 
   /**
@@ -68,23 +67,6 @@ export function userHandlers({
       // The login itself is good; the next one tries again.
       req.log.warn({ err, userId: user.id }, 'password rehash failed');
       return user.password;
-    }
-  }
-
-  /**
-   * The login's commit is its `login` event: until it is written, the session
-   * is ended again on any failure, so a failed login leaves nothing; the event
-   * written, the login happened. Only an outcome the service cannot know (the
-   * event's, or an ending that failed too) is answered as one.
-   */
-  async function committed(token: string, user: UserRow, event: () => Promise<number>) {
-    try {
-      await event();
-    } catch (err) {
-      await sessions.revoke(token, user.username).catch((cause: unknown) => {
-        throw new OutcomeUnknownError('redis', cause);
-      });
-      throw err;
     }
   }
 
@@ -120,9 +102,9 @@ export function userHandlers({
         res,
         username,
         counted,
-        () =>
+        async () =>
           user
-            ? verifyPassword(password, user.password)
+            ? { ...(await verifyPassword(password, user.password)), pending: user.totp }
             : burnVerification(password).then(() => ({ ok: false, needsRehash: false })),
         device,
       ).catch((err) => {
@@ -135,23 +117,32 @@ export function userHandlers({
         verdict.needsRehash && settings.passwordRehash
           ? await rehash(req, user, password)
           : user.password;
-      const token = sessions.scheme === 'md5' ? md5Token(user.username, password) : randomToken();
+      const md5 = sessions.scheme === 'md5' ? md5Token(user.username, password) : undefined;
+      if (user.totp) {
+        const login = { userId: user.id, username: user.username, counted, device };
+        const challenge = await challenges.create({
+          ...login,
+          newDevice: !deviceId,
+          hashPrint: hashPrintOf(stored),
+          ...(md5 === undefined ? {} : { token: md5 }),
+        });
+        res.json(messageBody(200, TWO_FACTOR_REQUIRED, { twoFactor: 'totp', challenge }));
+        return;
+      }
+      const token = md5 ?? randomToken();
       // Signed over the hash stored now: the device's token of the password it logged in with.
       const deviceToken = deviceTokenOf(deviceSecret, { id: user.id, password: stored }, device);
-      const session = await sessions.create(token, user.username, settings.tokenTtl, req, stamp);
+      const session = await opening.open(req, user.username, token, stamp);
       // null: the password changed while this login checked the old one.
       if (session === null) return refuse(req, user, false);
-      await committed(token, user, () =>
+      await opening.commit(token, user.username, () =>
         securityLog.ofUser(req, user.id, {
           type: 'login',
           newDevice: !deviceId,
           sessionId: session.id,
         }),
       );
-      // The answer is certain from here; what the trim could not do, the next login does.
-      await sessions
-        .trim(token, user.username)
-        .catch((err: unknown) => req.log.warn({ err }, 'trimming the sessions failed'));
+      await opening.trim(req, token, user.username);
       onLogin?.('success');
       res.json(messageBody(200, LOGGED_IN, { token, expiresIn: session.expiresIn, deviceToken }));
     },
@@ -168,8 +159,15 @@ export function userHandlers({
       res.json(messageBody(200, FOUND, data));
     },
 
-    me(req: Request, res: Response) {
-      res.json(messageBody(200, FOUND, { username: sessionOf(req).username }));
+    async me(req: Request, res: Response) {
+      const { username } = sessionOf(req);
+      // The session lives in Redis: MySQL down, it is still live, and whether TOTP is on unknown.
+      const totp = await twoFactor.isOn(username).catch((err: unknown) => {
+        if (!(err instanceof StoreUnavailableError)) throw err;
+        req.log.warn({ err }, 'reading whether TOTP is on failed');
+        return null;
+      });
+      res.json(messageBody(200, FOUND, { username, totp }));
     },
 
     /** The guard's verdict for a proxy: the owner also in X-Auth-User, for the upstream. */

@@ -1,4 +1,7 @@
+import type { ResponseDoc } from '@svc/common';
 import { z } from 'zod';
+import { failure } from '../api-docs/responses.docs.js';
+import { TOO_MANY_FAILURES } from './user.messages.js';
 
 /** The user routes' answers and headers as the document shows them. */
 
@@ -51,3 +54,31 @@ export const issuedToken = z.strictObject({
 
 /** An example session token. */
 export const SESSION_TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+
+/** The data of a login whose user has TOTP on: no token yet, a challenge for the second step. */
+export const twoFactorChallenge = z.strictObject({
+  twoFactor: z.literal('totp'),
+  challenge: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe(
+      'Send it with a code to POST /api/user/login/2fa, within TWO_FACTOR_CHALLENGE_SECONDS and 5 tries.',
+    ),
+});
+
+/** The login limiter's lock; `Retry-After` says for how long. */
+export const locked: ResponseDoc = {
+  ...failure(
+    'Too many failed attempts: for this username from this client address, for this username from ' +
+      'every address (ACCOUNT_MAX_FAILURES, logins without a device token of its user), or with this ' +
+      'device token. Locked, even for the right password; the same answer whether the username exists or not.',
+    429,
+    TOO_MANY_FAILURES,
+  ),
+  headers: {
+    'Retry-After': {
+      description: 'Seconds until the lock ends.',
+      schema: z.int().positive(),
+    },
+  },
+};

@@ -8,11 +8,15 @@ export interface UserRow {
   createdAt: Date;
   /** When the password was last changed through the service; null when never. */
   passwordChangedAt: Date | null;
+  /** Whether TOTP is on: a login then waits for its second step. */
+  totp: boolean;
 }
 
 const USER = `SELECT u.id, u.username, u.password, u.roles, u.create_time AS createdAt,
-  c.changed_at AS passwordChangedAt
-  FROM users u LEFT JOIN password_changes c ON c.user_id = u.id WHERE u.username = ?`;
+  c.changed_at AS passwordChangedAt, t.user_id IS NOT NULL AS totp
+  FROM users u LEFT JOIN password_changes c ON c.user_id = u.id
+  LEFT JOIN user_totp t ON t.user_id = u.id AND t.enabled_at IS NOT NULL
+  WHERE u.username = ?`;
 
 /** Users in MySQL; the Database turns a failure into a domain error (StoreUnavailableError…). */
 export function userRepository(db: Database) {
@@ -23,9 +27,10 @@ export function userRepository(db: Database) {
      * narrowed to the ones that differ only in case.
      */
     async findByUsername(username: string): Promise<UserRow | undefined> {
-      const rows = await db.select<UserRow>(USER, [username]);
+      const rows = await db.select<Omit<UserRow, 'totp'> & { totp: number }>(USER, [username]);
       const wanted = username.toLowerCase();
-      return rows.find((row) => String(row.username).toLowerCase() === wanted);
+      const row = rows.find(({ username }) => String(username).toLowerCase() === wanted);
+      return row && { ...row, totp: Number(row.totp) === 1 };
     },
 
     /** The new user's id, or undefined when the name is taken (in any letter case). */

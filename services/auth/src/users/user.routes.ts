@@ -1,7 +1,7 @@
-import type { ResponseDoc } from '@svc/common';
 import { z } from 'zod';
 import {
   bodyParserFailures,
+  envelope,
   failure,
   guardedFailures,
   guardedWriteFailures,
@@ -15,13 +15,13 @@ import {
 } from '../api-docs/responses.docs.js';
 import { FOUND } from '../http/messages.js';
 import type { AuthRoute } from '../http/routes.js';
+import { TWO_FACTOR_REQUIRED } from '../two-factor/two-factor.messages.js';
 import type { userHandlers } from './user.handlers.js';
 import {
   LOGGED_IN,
   LOGGED_OUT,
   PASSWORD_CHANGED,
   REGISTERED,
-  TOO_MANY_FAILURES,
   USERNAME_TAKEN,
   VERIFIED,
   WRONG_CREDENTIALS,
@@ -31,28 +31,13 @@ import {
   DEVICE_TOKEN,
   deviceTokenHeader,
   issuedToken,
+  locked,
   SESSION_TOKEN,
   sessionStatus,
+  twoFactorChallenge,
   username,
 } from './user.replies.js';
 import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
-
-/** The login limiter's lock; `Retry-After` says for how long. */
-const locked: ResponseDoc = {
-  ...failure(
-    'Too many failed attempts: for this username from this client address, for this username from ' +
-      'every address (ACCOUNT_MAX_FAILURES, logins without a device token of its user), or with this ' +
-      'device token. Locked, even for the right password; the same answer whether the username exists or not.',
-    429,
-    TOO_MANY_FAILURES,
-  ),
-  headers: {
-    'Retry-After': {
-      description: 'Seconds until the lock ends.',
-      schema: z.int().positive(),
-    },
-  },
-};
 
 /** The user routes: method, path, middleware, handler and document. */
 export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
@@ -85,10 +70,20 @@ export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
     body: loginBody,
     bodyExample: { username: 'alice', password: 'correct-horse' },
     responses: {
-      200: success('A new session; send its token as `Authorization: Bearer <token>`.', LOGGED_IN, {
-        schema: issuedToken,
-        example: { token: SESSION_TOKEN, expiresIn: 3600, deviceToken: DEVICE_TOKEN },
-      }),
+      200: {
+        description:
+          'A new session; send its token as `Authorization: Bearer <token>`. For a user with TOTP ' +
+          'on, no token yet: a challenge for POST /api/user/login/2fa.',
+        schema: z.union([
+          envelope(200, z.literal(LOGGED_IN), issuedToken),
+          envelope(200, z.literal(TWO_FACTOR_REQUIRED), twoFactorChallenge),
+        ]),
+        example: {
+          code: 200,
+          message: LOGGED_IN,
+          data: { token: SESSION_TOKEN, expiresIn: 3600, deviceToken: DEVICE_TOKEN },
+        },
+      },
       400: invalidBody(loginBody, [{ username: 'alice' }]),
       401: failure('Unknown username or wrong password.', 401, WRONG_CREDENTIALS),
       ...bodyParserFailures,
@@ -122,8 +117,16 @@ export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
     guard: true,
     responses: {
       200: success('The session is live.', FOUND, {
-        schema: z.strictObject({ username }),
-        example: { username: 'alice' },
+        schema: z.strictObject({
+          username,
+          totp: z
+            .boolean()
+            .nullable()
+            .describe(
+              'Whether TOTP is on (logins take a second step); null while MySQL does not answer: the session is live either way.',
+            ),
+        }),
+        example: { username: 'alice', totp: false },
       }),
       ...guardedFailures,
     },

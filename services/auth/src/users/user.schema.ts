@@ -11,7 +11,7 @@ function text(label: string) {
   });
 }
 
-function sized(label: string, min: number, max: number) {
+export function sized(label: string, min: number, max: number) {
   return (
     text(label)
       .refine(

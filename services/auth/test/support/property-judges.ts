@@ -242,7 +242,11 @@ export const judges = {
     (sent) => {
       const session = refused(sent) ?? guard(model, sent);
       if (isVerdict(session)) return session;
-      return { status: 200, message: '获取成功', data: { username: session.owner } };
+      return {
+        status: 200,
+        message: '获取成功',
+        data: { username: session.owner, totp: false },
+      };
     },
 
   securityEvents:
