@@ -15,6 +15,7 @@ import {
 } from './support/fault-bench.js';
 import { layoutOf, NO_SESSION } from './support/sessions.js';
 import { bearer, INVALID_TOKEN, UNAVAILABLE, uniqueName } from './support/test-app.js';
+import { codeOf, enrol } from './support/totp.js';
 
 /*
  * The contract's fifth round: an answer is the truth, under every fault. Every
@@ -54,6 +55,9 @@ interface Ctx {
   /** The request's User-Agent: what its security event carries, so a fault can find that write. */
   ua: string;
   newPassword: string;
+  /** The second step's: the challenge of a right password, and an unspent code. */
+  challenge?: string;
+  code?: string;
 }
 
 /** What a write did, as the stores tell: nothing, all of it, or part. */
@@ -69,11 +73,22 @@ interface Route {
   /** What the request sent again answers once it had all been done. */
   again: { status: number; body: unknown };
   effect(ctx: Ctx): Promise<Effect>;
+  /** What the user has before the request, beyond its sessions. */
+  prepare?(ctx: Ctx): Promise<void>;
 }
 
 const live = async (token: string) => (await bench.direct.redis.exists(keys.session(token))) === 1;
 const eventCount = async (ctx: Ctx, type: string) =>
   (await eventsOf(bench.direct.pool, ctx.user.username, type)).length;
+
+/** The login events of this request (its User-Agent). */
+const loginsOf = async (ctx: Ctx) => {
+  const [rows] = await bench.direct.pool.query<RowDataPacket[]>(
+    "SELECT id FROM security_events WHERE user_id = ? AND type = 'login' AND user_agent = ?",
+    [ctx.user.id, ctx.ua],
+  );
+  return rows.length;
+};
 
 const routes: Record<string, Route> = {
   register: {
@@ -99,6 +114,27 @@ const routes: Record<string, Route> = {
     async effect(ctx) {
       const sessions = await sessionKeysOf(bench.direct.redis, ctx.user.username);
       return effectOf([sessions.length > 0, (await eventCount(ctx, 'login')) > 0]);
+    },
+  },
+  'second step': {
+    sessions: 0,
+    async prepare(ctx) {
+      const { secret } = await enrol(ctx.app, ctx.user);
+      const res = await request(ctx.app).post('/api/user/login').send(ctx.user);
+      ctx.challenge = res.body.data.challenge;
+      // The enrolment spent the current step's code.
+      ctx.code = codeOf(secret, 1);
+    },
+    send: (ctx) =>
+      request(ctx.app)
+        .post('/api/user/login/2fa')
+        .set('User-Agent', ctx.ua)
+        .send({ challenge: ctx.challenge, code: ctx.code }),
+    done: { status: 200, body: { code: 200, message: '登录成功', data: expect.any(Object) } },
+    again: { status: 401, body: { code: 401, message: '验证已失效,请重新登录' } },
+    async effect(ctx) {
+      const sessions = await sessionKeysOf(bench.direct.redis, ctx.user.username);
+      return effectOf([sessions.length > 0, (await loginsOf(ctx)) > 0]);
     },
   },
   logout: {
@@ -394,6 +430,32 @@ const matrix: [route: string, fault: string, expected: Expected, make: Fault][] 
   ['login', "the user's row held by another transaction", 'done', userRowHeld],
 
   [
+    'second step',
+    'the connection to Redis cut before the index (Redis back at once)',
+    'failed',
+    redisBlip((ctx) => indexOf(ctx.user.username)),
+  ],
+  [
+    'second step',
+    'Redis gone between the session and its index',
+    'unknown',
+    redisGone((ctx) => indexOf(ctx.user.username), 'cut-before'),
+  ],
+  ['second step', 'MySQL gone once the session is written', 'failed', mysqlDownAfterSession],
+  [
+    'second step',
+    'MySQL cut before the code is spent',
+    'failed',
+    mysqlCut(() => 'UPDATE user_totp SET last_step', 'cut-before'),
+  ],
+  [
+    'second step',
+    'MySQL cut before the COMMIT arrives',
+    'unknown',
+    mysqlCut(() => COMMIT, 'cut-before'),
+  ],
+
+  [
     'logout',
     'Redis gone before the ending',
     'unknown',
@@ -537,6 +599,7 @@ async function arrange(route: Route): Promise<Ctx> {
     expect(res.status).toBe(200);
     ctx.tokens.push(res.body.data.token);
   }
+  await route.prepare?.(ctx);
   return ctx;
 }
 

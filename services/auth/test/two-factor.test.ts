@@ -1,7 +1,6 @@
 import type { RowDataPacket } from '@svc/common';
 import { md5Token } from '@svc/session-guard';
 import type { Express } from 'express';
-import { Secret, TOTP } from 'otpauth';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { suiteApp, suiteStores } from './support/suite-setup.js';
@@ -15,6 +14,7 @@ import {
   sleep,
   TOO_MANY,
 } from './support/test-app.js';
+import { codeOf, enrol } from './support/totp.js';
 
 /*
  * TOTP (RFC 6238) and recovery codes: enrolment, the two-step login, a code
@@ -26,38 +26,14 @@ import {
 const stores = suiteStores();
 const app = suiteApp(stores);
 
-const STEP_MS = 30_000;
 const WRONG_CODE = { code: 401, message: '验证码错误' };
 const CHALLENGE_GONE = { code: 401, message: '验证已失效,请重新登录' };
 const RECOVERY_CODE = /^[0-9A-Z]{4}(?:-[0-9A-Z]{4}){3}$/;
 
-/** The code an authenticator shows `steps` 30-second steps from now. */
-const codeOf = (secret: string, steps = 0) =>
-  new TOTP({ secret: Secret.fromBase32(secret) }).generate({
-    timestamp: Date.now() + steps * STEP_MS,
-  });
-
-interface Enrolled {
-  username: string;
-  password: string;
-  id: number;
-  secret: string;
-  recoveryCodes: string[];
-}
-
-/** A new user with TOTP on; the confirm spent the current step's code. */
-async function enrolled(on: Express = app()): Promise<Enrolled> {
+/** A new user with TOTP on (support/totp.ts). */
+async function enrolled(on: Express = app()) {
   const account = await registerUser(on);
-  const token = await login(on, account.username, account.password);
-  const setup = await request(on).post('/api/user/2fa/totp/setup').set(bearer(token));
-  expect(setup.status).toBe(200);
-  const { secret } = setup.body.data;
-  const confirmed = await request(on)
-    .post('/api/user/2fa/totp/confirm')
-    .set(bearer(token))
-    .send({ code: codeOf(secret) });
-  expect(confirmed.body).toMatchObject({ code: 200, message: '两步验证已开启,请保存恢复码' });
-  return { ...account, secret, recoveryCodes: confirmed.body.data.recoveryCodes };
+  return { ...account, ...(await enrol(on, account)) };
 }
 
 /** The first step: the challenge a right password answers. */
@@ -175,7 +151,7 @@ describe('the two-step login', () => {
     });
     const me = await request(app()).get('/api/user/me').set(bearer(res.body.data.token));
     expect(me.body.data).toEqual({ username: user.username, totp: true });
-    expect(await eventTypes(user.id)).toEqual(['login', 'totp_enabled', 'login']);
+    expect(await eventTypes(user.id)).toEqual(['login', 'totp_enabled', 'session_ended', 'login']);
     // The challenge is spent with its login.
     expect((await secondStep(challenge, codeOf(user.secret, 1))).body).toEqual(CHALLENGE_GONE);
   });
