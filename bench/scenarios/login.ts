@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { mysqlSettingsFromUrl, mysqlVariables } from '@svc/test-kit';
 import { type LoadResult, load } from '../lib/load.js';
+import { mysqldCpu } from '../lib/mysqld.js';
+import { mysqlServerFrom } from '../lib/platform-data.js';
 import { progress, type ResultRow, row } from '../lib/report.js';
 import { repoRoot, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
-import { median } from '../lib/turns.js';
+import { inTurns, type Measured, median, pairedCpuRatio, pairedRatio } from '../lib/turns.js';
 
 const USER = { username: 'bench-login', password: 'bench-login-password' };
 // The guarded requests' session is another user's: the storm's logins would end
@@ -13,9 +15,10 @@ const READER = { username: 'bench-reader', password: 'bench-reader-password' };
 const GUARDED_CONNECTIONS = 16;
 const LOGIN_CONNECTIONS = 16;
 
-async function startAuth(settings: BenchSettings, scheme: 'random' | 'md5') {
+/** The auth service of this checkout, or of `root` (BENCH_COMPARE_ROOT), its users registered. */
+async function startAuth(settings: BenchSettings, scheme: 'random' | 'md5', root = repoRoot) {
   const auth = await startServer({
-    script: join(repoRoot, 'services/auth/dist/main.js'),
+    script: join(root, 'services/auth/dist/main.js'),
     env: {
       ...mysqlVariables(mysqlSettingsFromUrl(settings.mysqlUrl, 'bench_auth')),
       REDIS_URL: settings.redisUrl,
@@ -40,18 +43,79 @@ async function startAuth(settings: BenchSettings, scheme: 'random' | 'md5') {
   return { auth, token: login.data.token };
 }
 
+const loginLoad = (url: string, duration: number) =>
+  load({
+    url: `${url}/api/user/login`,
+    method: 'POST',
+    body: JSON.stringify(USER),
+    connections: LOGIN_CONNECTIONS,
+    duration,
+  });
+
+/** Logins of USER (no second factor) on `auth`, after a warm-up: their rate and the CPU each cost it. */
+async function measureLogins(
+  auth: Awaited<ReturnType<typeof startAuth>>['auth'],
+  settings: BenchSettings,
+  dbCpu: () => Promise<number>,
+): Promise<Measured> {
+  if (settings.warmUp > 0) await loginLoad(auth.url, settings.warmUp);
+  auth.resetPeak();
+  const [cpuBefore, dbBefore] = [await auth.cpuSeconds(), await dbCpu()];
+  const result = await loginLoad(auth.url, settings.duration);
+  const [cpu, db] = [(await auth.cpuSeconds()) - cpuBefore, (await dbCpu()) - dbBefore];
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`logins: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  }
+  const perLogin = (seconds: number) => (seconds * 1e6) / result.requests;
+  return { ...result, rss: auth.peakRssMb(), cpuUs: perLogin(cpu), dbCpuUs: perLogin(db) };
+}
+
+/**
+ * BENCH_COMPARE_ROOT: the login of a user without a second factor on this
+ * checkout against the same on another (say, main before a change), in turns.
+ */
+async function loginAgainstEarlier(settings: BenchSettings, compareRoot: string) {
+  progress('login (random) against BENCH_COMPARE_ROOT');
+  const ours = await startAuth(settings, 'random');
+  const earlier = await startAuth(settings, 'random', compareRoot);
+  const dbCpu = await mysqldCpu(mysqlServerFrom(settings.mysqlUrl));
+  try {
+    const [mine, theirs] = await inTurns(settings.quick ? 1 : 3, [
+      () => measureLogins(ours.auth, settings, dbCpu),
+      () => measureLogins(earlier.auth, settings, dbCpu),
+    ]);
+    if (!mine || !theirs) throw new Error('login: measurements missing');
+    progress(
+      `  ours ${mine.rps.toFixed(1)} logins/s (${mine.cpuUs?.toFixed(0)} us cpu) vs ${theirs.rps.toFixed(1)} (${theirs.cpuUs?.toFixed(0)} us)`,
+    );
+    return row({
+      scenario: 'login (random, no second factor), against BENCH_COMPARE_ROOT',
+      rps: mine.rps,
+      p50_ms: mine.p50,
+      p99_ms: mine.p99,
+      rss_mb: mine.rss,
+      baseline: 'BENCH_COMPARE_ROOT (the same logins, another checkout)',
+      baseline_rps: theirs.rps,
+      ratio: pairedRatio(mine, theirs),
+      cpu: {
+        ours: mine.cpuUs ?? 0,
+        baseline: theirs.cpuUs ?? 0,
+        db: mine.dbCpuUs ?? 0,
+        baselineDb: theirs.dbCpuUs ?? 0,
+      },
+      cpu_ratio: pairedCpuRatio(mine, theirs),
+      target: ">= 0.9x rps (no slower, within the pairs' noise)",
+      goal: { ratioAtLeast: 0.9 },
+    });
+  } finally {
+    await Promise.all([ours.auth.stop(), earlier.auth.stop()]);
+  }
+}
+
 /** Scenario 2: scrypt logins must not hold up guarded requests; login throughput per scheme. */
 export async function loginStorm(settings: BenchSettings): Promise<ResultRow[]> {
   const rows: ResultRow[] = [];
   const d = settings.duration;
-  const loginLoad = (url: string) =>
-    load({
-      url: `${url}/api/user/login`,
-      method: 'POST',
-      body: JSON.stringify(USER),
-      connections: LOGIN_CONNECTIONS,
-      duration: d,
-    });
 
   for (const scheme of ['random', 'md5'] as const) {
     const { auth, token } = await startAuth(settings, scheme);
@@ -71,7 +135,7 @@ export async function loginStorm(settings: BenchSettings): Promise<ResultRow[]> 
         const rounds: { calm: LoadResult; stormy: LoadResult; logins: LoadResult }[] = [];
         for (let round = 0; round < (settings.quick ? 1 : 3); round++) {
           const calm = await guarded();
-          const [stormy, logins] = await Promise.all([guarded(), loginLoad(auth.url)]);
+          const [stormy, logins] = await Promise.all([guarded(), loginLoad(auth.url, d)]);
           rounds.push({ calm, stormy, logins });
           progress(
             `  guarded p99 ${calm.p99} ms calm, ${stormy.p99} ms during ${logins.rps.toFixed(0)} logins/s`,
@@ -97,7 +161,7 @@ export async function loginStorm(settings: BenchSettings): Promise<ResultRow[]> 
       }
       progress(`login throughput (${scheme})`);
       auth.resetPeak();
-      const logins = await loginLoad(auth.url);
+      const logins = await loginLoad(auth.url, d);
       if (logins.non2xx > 0 || logins.errors > 0) {
         throw new Error(`logins: ${logins.errors} errors, ${logins.non2xx} non-2xx answers`);
       }
@@ -118,5 +182,7 @@ export async function loginStorm(settings: BenchSettings): Promise<ResultRow[]> 
       await auth.stop();
     }
   }
+  const compareRoot = process.env.BENCH_COMPARE_ROOT;
+  if (compareRoot) rows.push(await loginAgainstEarlier(settings, compareRoot));
   return rows;
 }
