@@ -98,7 +98,7 @@ describe('auth while Redis goes away and comes back', () => {
         expect(s.body).toEqual({
           code: 200,
           message: expect.any(String),
-          data: { username: 'fault-user' },
+          data: { username: 'fault-user', totp: false },
         });
       else
         expect(s).toMatchObject({
