@@ -12,3 +12,8 @@ export const USERNAME_TAKEN = '用户名已存在';
 export const WRONG_CREDENTIALS = '用户名或密码错误';
 export const TOO_MANY_FAILURES = '登录失败次数过多,请稍后再试';
 export const WRONG_OLD_PASSWORD = '原密码错误';
+
+/** New passwords (register, change password) refused by password-strength.ts. */
+export const PASSWORD_HAS_USERNAME = '密码不能包含用户名';
+export const PASSWORD_TOO_COMMON = '密码过于常见,请换一个';
+export const PASSWORD_TOO_GUESSABLE = '密码过于简单,容易被猜到,请换一个更长或更少规律的密码';
