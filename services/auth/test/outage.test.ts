@@ -161,12 +161,12 @@ describe('MySQL unavailable', () => {
     const calls = [
       request(app)
         .post('/api/user/register')
-        .send({ username: uniqueName(), password: 'password-1' }),
+        .send({ username: uniqueName(), password: 'outage-amber-kettle' }),
       request(app).post('/api/user/login').send(account),
       request(app)
         .post('/api/user/change-password')
         .set(bearer(token))
-        .send({ oldPassword: account.password, newPassword: 'password-2' }),
+        .send({ oldPassword: account.password, newPassword: 'outage-copper-lamp' }),
     ];
     for (const [i, res] of (await Promise.all(calls)).entries()) {
       expect(res.status, `call ${i}`).toBe(503);

@@ -85,18 +85,18 @@ describe('POST /api/user/register', () => {
 
   it('refuses a name that exists in any letter case with 409 and writes nothing', async () => {
     const username = uniqueName('Alice');
-    expect((await register({ username, password: 'password-1' })).status).toBe(200);
+    expect((await register({ username, password: 'amber-kettle-51' })).status).toBe(200);
     const before = await countUsers(stores.pool);
 
     for (const taken of [username, username.toLowerCase(), username.toUpperCase()]) {
-      const res = await register({ username: taken, password: 'password-2' });
+      const res = await register({ username: taken, password: 'amber-kettle-52' });
       expect(res.status).toBe(409);
       expect(res.body).toEqual({ code: 409, message: '用户名已存在' });
     }
     expect(await countUsers(stores.pool)).toBe(before);
     const [row] = await rowsNamed(username);
     expect(row?.username).toBe(username);
-    expect((await verifyPassword('password-1', row?.password)).ok).toBe(true);
+    expect((await verifyPassword('amber-kettle-51', row?.password)).ok).toBe(true);
   });
 
   it('lets exactly one of parallel registrations of one name win; the others get 409', async () => {
@@ -105,7 +105,7 @@ describe('POST /api/user/register', () => {
       Array.from({ length: 6 }, (_, i) =>
         register({
           username: i % 2 ? username.toUpperCase() : username,
-          password: `password-${i}`,
+          password: `race-amber-kettle-${i}`,
         }),
       ),
     );
@@ -119,10 +119,10 @@ describe('POST /api/user/register', () => {
   it('accepts the bounds of the rules: 3 and 32 characters of [A-Za-z0-9_.-], passwords of 8 and 128 characters', async () => {
     const suffix = uniqueName('').slice(1, 7);
     const cases = [
-      { username: `a.${suffix.slice(0, 1)}`, password: '12345678' },
-      { username: `Z-_.${suffix}`.padEnd(32, '9'), password: 'x'.repeat(128) },
-      { username: `pw_${suffix}`, password: '密'.repeat(128) },
-      { username: `emo_${suffix}`, password: '🙂'.repeat(128) },
+      { username: `a.${suffix.slice(0, 1)}`, password: 'Kq7#vM2p' },
+      { username: `Z-_.${suffix}`.padEnd(32, '9'), password: 'Kq7#vM2p'.repeat(16) },
+      { username: `pw_${suffix}`, password: '密钥长城夜雨灯塔'.repeat(16) },
+      { username: `emo_${suffix}`, password: '🙂🚀🌲🎲🍋🐙🎈🦊'.repeat(16) },
     ];
     for (const body of cases) {
       const res = await register(body);
@@ -132,31 +132,31 @@ describe('POST /api/user/register', () => {
   });
 
   it.each([
-    [{ username: 'ab', password: 'password-1' }, 'username: 用户名须为3到32位字母、数字或_.-'],
+    [{ username: 'ab', password: 'olive-lamp' }, 'username: 用户名须为3到32位字母、数字或_.-'],
     [
-      { username: 'a'.repeat(33), password: 'password-1' },
+      { username: 'a'.repeat(33), password: 'olive-lamp' },
       'username: 用户名须为3到32位字母、数字或_.-',
     ],
     [
-      { username: 'has space', password: 'password-1' },
+      { username: 'has space', password: 'olive-lamp' },
       'username: 用户名须为3到32位字母、数字或_.-',
     ],
     [
-      { username: '用户名abc', password: 'password-1' },
+      { username: '用户名abc', password: 'olive-lamp' },
       'username: 用户名须为3到32位字母、数字或_.-',
     ],
-    [{ username: 'a/b/c', password: 'password-1' }, 'username: 用户名须为3到32位字母、数字或_.-'],
-    [{ username: 'abc\n', password: 'password-1' }, 'username: 用户名须为3到32位字母、数字或_.-'],
+    [{ username: 'a/b/c', password: 'olive-lamp' }, 'username: 用户名须为3到32位字母、数字或_.-'],
+    [{ username: 'abc\n', password: 'olive-lamp' }, 'username: 用户名须为3到32位字母、数字或_.-'],
     [{ username: 'valid_name', password: '1234567' }, 'password: 密码须为8到128个字符'],
     [{ username: 'valid_name', password: 'x'.repeat(129) }, 'password: 密码须为8到128个字符'],
     [{ username: 'valid_name', password: '🙂'.repeat(129) }, 'password: 密码须为8到128个字符'],
-    [{ password: 'password-1' }, 'username: 缺少用户名'],
+    [{ password: 'olive-lamp' }, 'username: 缺少用户名'],
     [{ username: 'valid_name' }, 'password: 缺少密码'],
-    [{ username: 12345, password: 'password-1' }, 'username: 用户名须为字符串'],
+    [{ username: 12345, password: 'olive-lamp' }, 'username: 用户名须为字符串'],
     [{ username: 'valid_name', password: 12345678 }, 'password: 密码须为字符串'],
     [{ username: null, password: null }, 'username: 用户名须为字符串; password: 密码须为字符串'],
     [{}, 'username: 缺少用户名; password: 缺少密码'],
-    [['valid_name', 'password-1'], 'body: 请求体须为JSON对象'],
+    [['valid_name', 'olive-lamp'], 'body: 请求体须为JSON对象'],
   ])('answers 400 naming the field for %j', async (body, message) => {
     const before = await countUsers(stores.pool);
     const res = await register(body);
@@ -740,7 +740,7 @@ describe('POST /api/user/change-password', () => {
       const before = await passwordOf(stores.pool, id);
       const res = await change(token, {
         oldPassword: 'not-my-password',
-        newPassword: 'whatever-1',
+        newPassword: 'unused-new-secret',
       });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ code: 400, message: '原密码错误' });

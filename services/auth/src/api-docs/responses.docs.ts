@@ -62,19 +62,23 @@ function refusalOf(schema: z.ZodObject, body: unknown): string {
   throw new Error(`example body passes validation: ${JSON.stringify(body)}`);
 }
 
-/** The 400 of a bad body, as `parseBody` words it; `also`: a 400 of the route's own. */
-export function invalidBody(schema: z.ZodObject, badBodies: unknown[], also?: string): ResponseDoc {
+/** The 400 of a bad body, as `parseBody` words it; `also`: the route's own 400s, the first the example. */
+export function invalidBody(
+  schema: z.ZodObject,
+  badBodies: unknown[],
+  also: string[] = [],
+): ResponseDoc {
   const validation = namingOneOf(Object.keys(schema.shape));
   const examples = [
-    ...(also ? [also] : []),
+    ...also,
     ...badBodies.map((body) => refusalOf(schema, body)),
     refusalOf(schema, []),
     BODY_FAULTS.malformed,
   ];
-  const message = also ? z.union([z.literal(also), validation]) : validation;
+  const message = also.length > 0 ? z.union([z.literal(also), validation]) : validation;
   return {
     description:
-      (also ? `\`${also}\`; or ` : '') +
+      also.map((text) => `\`${text}\`; or `).join('') +
       'the body is not JSON, not an object, or a field is missing, mistyped or breaks a rule: ' +
       'the message names the field by its JSON key (`body` for the body as a whole).',
     schema: envelope(400, message.meta({ examples })),

@@ -8,6 +8,7 @@ import type { SessionRepository } from '../sessions/session.repository.js';
 import { sessionOf } from '../sessions/session-guard.js';
 import type { limitedChecks } from './limited-check.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { passwordRefusal } from './password-strength.js';
 import { PASSWORD_CHANGED, WRONG_OLD_PASSWORD } from './user.messages.js';
 import type { UserRepository, UserRow } from './user.repository.js';
 import { changePasswordBody } from './user.schema.js';
@@ -52,6 +53,9 @@ export function passwordChange({ users, sessions, securityLog, limitedCheck }: P
       await sessions.revoke(token, username);
       throw new AppError(401, INVALID_TOKEN_MESSAGE);
     }
+    // Before the old password's check: a refused new password is no guess of it, and counts nothing.
+    const refusal = passwordRefusal(user.username, newPassword);
+    if (refusal) throw new AppError(400, refusal);
     const { verdict, lockStarted } = await limitedCheck(
       req,
       res,

@@ -19,6 +19,7 @@ import type { limitedChecks } from './limited-check.js';
 import type { Counted, LoginLimiter } from './login-limiter.js';
 import { burnVerification, hashPassword, verifyPassword } from './password.js';
 import { passwordChange } from './password-change.js';
+import { passwordRefusal } from './password-strength.js';
 import { registerRetries } from './registration.js';
 import type { SessionOpening } from './session-opening.js';
 import { LOGGED_IN, LOGGED_OUT, REGISTERED, VERIFIED, WRONG_CREDENTIALS } from './user.messages.js';
@@ -73,6 +74,8 @@ export function userHandlers(deps: UserHandlerDeps) {
   return {
     async register(req: Request, res: Response) {
       const { username, password } = parseBody(registerBody, req.body);
+      const refusal = passwordRefusal(username, password);
+      if (refusal) throw new AppError(400, refusal);
       const id = await users.insert(username, await hashPassword(password));
       const user = id === undefined ? await registered(req, username, password) : { id, username };
       res.json(messageBody(200, REGISTERED, user));

@@ -21,6 +21,9 @@ import {
   LOGGED_IN,
   LOGGED_OUT,
   PASSWORD_CHANGED,
+  PASSWORD_HAS_USERNAME,
+  PASSWORD_TOO_COMMON,
+  PASSWORD_TOO_GUESSABLE,
   REGISTERED,
   USERNAME_TAKEN,
   VERIFIED,
@@ -39,6 +42,9 @@ import {
 } from './user.replies.js';
 import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
 
+/** A new password's refusals (password-strength.ts): the username in it, a common one, or guessed too soon. */
+const NEW_PASSWORD_REFUSALS = [PASSWORD_HAS_USERNAME, PASSWORD_TOO_COMMON, PASSWORD_TOO_GUESSABLE];
+
 /** The user routes: method, path, middleware, handler and document. */
 export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
   {
@@ -54,7 +60,11 @@ export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
         schema: z.strictObject({ id: z.int().positive(), username }),
         example: { id: 1, username: 'alice' },
       }),
-      400: invalidBody(registerBody, [{ username: 'a', password: 'correct-horse' }]),
+      400: invalidBody(
+        registerBody,
+        [{ username: 'a', password: 'correct-horse' }],
+        NEW_PASSWORD_REFUSALS,
+      ),
       409: failure('The username is taken, in any letter case.', 409, USERNAME_TAKEN),
       ...bodyParserFailures,
       503: writeUnavailable,
@@ -180,7 +190,7 @@ export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
       400: invalidBody(
         changePasswordBody,
         [{ oldPassword: 'correct-horse', newPassword: 'short' }],
-        WRONG_OLD_PASSWORD,
+        [WRONG_OLD_PASSWORD, ...NEW_PASSWORD_REFUSALS],
       ),
       401: guardFailure,
       ...bodyParserFailures,

@@ -2,6 +2,7 @@ import { parse } from 'node:querystring';
 import { expect } from 'vitest';
 import { defaultSettings } from '../../src/config.js';
 import { lastDeviceKey } from '../../src/users/login-limiter.js';
+import { passwordRefusal } from '../../src/users/password-strength.js';
 import {
   type Answer,
   accountKey,
@@ -141,6 +142,10 @@ export const judges = {
       const checked = fieldsOf(parseAsExpress(sent.body), REGISTER_RULES);
       if (isVerdict(checked)) return checked;
       const { username = '', password = '' } = checked.fields;
+      // Which passwords are weak is the estimator's judgement (password-strength.test.ts);
+      // the model asks it, and judges that a refusal writes and counts nothing.
+      const refusal = passwordRefusal(username, password);
+      if (refusal) return fail(400, refusal);
       const wanted = username.toLowerCase();
       const taken = [...before.users.values()].some((u) => u.username.toLowerCase() === wanted);
       if (taken) return registeredBefore(model, before, username, password);
@@ -313,6 +318,9 @@ export const judges = {
       const { oldPassword = '', newPassword: chosen = '' } = checked.fields;
       const account = model.accountNamed(session.owner);
       if (!account) throw new Error(`the model lost the account of ${session.owner}`);
+      // Judged before the old password, so a refusal counts nothing, not even against a lock.
+      const refusal = passwordRefusal(account.username, chosen);
+      if (refusal) return fail(400, refusal);
       const key = failuresKey(session.owner);
       // A locked pair is refused before any check and keeps its count.
       const failures = Number(before.keys.get(key) ?? 0);
