@@ -115,9 +115,9 @@ describe('the failed-login limiter under parallel attempts', () => {
 
   it('lets exactly the limit through, locks the pair even for the right password, spares other users', async () => {
     const { db, base } = await authUsers();
-    await json(`${base}/register`, { body: { username: 'target', password: 'target-password' } });
+    await json(`${base}/register`, { body: { username: 'target', password: 'copper-lamp-95' } });
     await json(`${base}/register`, {
-      body: { username: 'bystander', password: 'bystander-password' },
+      body: { username: 'bystander', password: 'near-amber-lamp-8' },
     });
 
     const attempts = await Promise.all(
@@ -129,7 +129,7 @@ describe('the failed-login limiter under parallel attempts', () => {
     expect(statuses.filter((s) => s === 401)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(35);
     expect(
-      (await json(`${base}/login`, { body: { username: 'target', password: 'target-password' } }))
+      (await json(`${base}/login`, { body: { username: 'target', password: 'copper-lamp-95' } }))
         .body,
     ).toEqual({
       code: 429,
@@ -137,7 +137,7 @@ describe('the failed-login limiter under parallel attempts', () => {
     });
     const started = Date.now();
     const other = await json(`${base}/login`, {
-      body: { username: 'bystander', password: 'bystander-password' },
+      body: { username: 'bystander', password: 'near-amber-lamp-8' },
     });
     expect(other.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1000);
@@ -147,12 +147,12 @@ describe('the failed-login limiter under parallel attempts', () => {
   it('refuses no right password before the limit of failures is recorded: 30 parallel logins all succeed', async () => {
     const { db, base } = await authUsers();
     await json(`${base}/register`, {
-      body: { username: 'rightful', password: 'rightful-password' },
+      body: { username: 'rightful', password: 'quiet-harbor-27' },
     });
 
     const logins = await Promise.all(
       Array.from({ length: 30 }, () =>
-        json(`${base}/login`, { body: { username: 'rightful', password: 'rightful-password' } }),
+        json(`${base}/login`, { body: { username: 'rightful', password: 'quiet-harbor-27' } }),
       ),
     );
     expect(logins.map((login) => login.status)).toEqual(Array(30).fill(200));
@@ -193,7 +193,7 @@ describe('login timing', () => {
     });
     running.push(auth);
     const base = `${auth.url}/api/user`;
-    await json(`${base}/register`, { body: { username: 'known', password: 'known-password' } });
+    await json(`${base}/register`, { body: { username: 'known', password: 'silver-fern-4' } });
     const time = async (username: string) => {
       const started = process.hrtime.bigint();
       const res = await json(`${base}/login`, { body: { username, password: 'not-the-password' } });
