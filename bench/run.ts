@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica,events,relay,signing]`:
+ * `pnpm bench [--quick] [--runs=N] [--only=guard,login,platform,growth,metrics,replica,events,relay,signing,password]`:
  * starts what it needs on loopback, seeds its own data (reused when the size
  * matches), prints a progress line per scenario and a table per run, then with
  * several runs one table of their medians and spreads. The last table is
@@ -16,6 +16,7 @@ import { growth } from './scenarios/growth.js';
 import { guardOverhead } from './scenarios/guard.js';
 import { loginStorm } from './scenarios/login.js';
 import { metricsCost } from './scenarios/metrics-cost.js';
+import { passwordCheckCost } from './scenarios/password-check.js';
 import { platformLists } from './scenarios/platform-lists.js';
 import { relayCost } from './scenarios/relay.js';
 import { replicaLists } from './scenarios/replica-lists.js';
@@ -36,6 +37,7 @@ const scenarios = {
   events: eventsCost,
   relay: relayCost,
   signing: signingCost,
+  password: passwordCheckCost,
 };
 const runs: ResultRow[][] = [];
 for (let run = 1; run <= settings.runs; run++) {
