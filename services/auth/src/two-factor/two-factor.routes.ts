@@ -106,7 +106,7 @@ export const twoFactorRoutes: AuthRoute<ReturnType<typeof twoFactorHandlers>>[] 
     responses: {
       200: success('TOTP is on: logins take a second step.', TOTP_ENABLED, recoveryCodes),
       ...guardedWriteFailures,
-      400: invalidBody(confirmBody, [{}], WRONG_CODE),
+      400: invalidBody(confirmBody, [{}], [WRONG_CODE]),
       409: failure(
         'No secret is waiting (none set up, or another setup replaced it), or TOTP is on already.',
         409,
@@ -126,7 +126,7 @@ export const twoFactorRoutes: AuthRoute<ReturnType<typeof twoFactorHandlers>>[] 
     responses: {
       200: success('TOTP is off; the recovery codes are gone.', TOTP_DISABLED),
       ...guardedWriteFailures,
-      400: invalidBody(passwordAndCodeBody, [{ password: 'x' }], WRONG_PASSWORD_OR_CODE),
+      400: invalidBody(passwordAndCodeBody, [{ password: 'x' }], [WRONG_PASSWORD_OR_CODE]),
       409: notOn,
       429: locked,
     },
@@ -143,7 +143,7 @@ export const twoFactorRoutes: AuthRoute<ReturnType<typeof twoFactorHandlers>>[] 
     responses: {
       200: success('The old codes are ended.', RECOVERY_CODES_RENEWED, recoveryCodes),
       ...guardedWriteFailures,
-      400: invalidBody(passwordAndCodeBody, [{ code: '1' }], WRONG_PASSWORD_OR_CODE),
+      400: invalidBody(passwordAndCodeBody, [{ code: '1' }], [WRONG_PASSWORD_OR_CODE]),
       409: notOn,
       429: locked,
     },

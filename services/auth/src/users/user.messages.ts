@@ -17,3 +17,10 @@ export const WRONG_OLD_PASSWORD = '原密码错误';
 export const PASSWORD_HAS_USERNAME = '密码不能包含用户名';
 export const PASSWORD_TOO_COMMON = '密码过于常见,请换一个';
 export const PASSWORD_TOO_GUESSABLE = '密码过于简单,容易被猜到,请换一个更长或更少规律的密码';
+
+/** A new password's refusals (password-strength.ts): the username in it, a common one, or guessed too soon. */
+export const NEW_PASSWORD_REFUSALS = [
+  PASSWORD_HAS_USERNAME,
+  PASSWORD_TOO_COMMON,
+  PASSWORD_TOO_GUESSABLE,
+];

@@ -20,10 +20,8 @@ import type { userHandlers } from './user.handlers.js';
 import {
   LOGGED_IN,
   LOGGED_OUT,
+  NEW_PASSWORD_REFUSALS,
   PASSWORD_CHANGED,
-  PASSWORD_HAS_USERNAME,
-  PASSWORD_TOO_COMMON,
-  PASSWORD_TOO_GUESSABLE,
   REGISTERED,
   USERNAME_TAKEN,
   VERIFIED,
@@ -41,9 +39,6 @@ import {
   username,
 } from './user.replies.js';
 import { changePasswordBody, loginBody, registerBody } from './user.schema.js';
-
-/** A new password's refusals (password-strength.ts): the username in it, a common one, or guessed too soon. */
-const NEW_PASSWORD_REFUSALS = [PASSWORD_HAS_USERNAME, PASSWORD_TOO_COMMON, PASSWORD_TOO_GUESSABLE];
 
 /** The user routes: method, path, middleware, handler and document. */
 export const userRoutes: AuthRoute<ReturnType<typeof userHandlers>>[] = [
