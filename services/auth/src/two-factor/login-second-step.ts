@@ -58,7 +58,7 @@ export function loginSecondStep(deps: SecondStepDeps) {
     const deviceSecret = await secrets.secret('device');
     const token = pending.token ?? randomToken();
     const check = async () => {
-      const proof = proofOf(totp.secret, code);
+      const proof = proofOf(totp, code);
       if (!proof) return { ok: false } as const;
       const session = await opening.open(req, user.username, token, stamp);
       if (session === null) throw new AppError(401, CHALLENGE_GONE);

@@ -63,7 +63,7 @@ export function twoFactorHandlers(deps: TwoFactorDeps) {
       counted,
       async () => {
         if (!(await verifyPassword(password, user.password)).ok) return { ok: false };
-        const proof = proofOf(totp.secret, code);
+        const proof = proofOf(totp, code);
         if (!proof) return { ok: false };
         const used =
           'recoveryHash' in proof

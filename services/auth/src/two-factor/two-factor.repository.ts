@@ -1,9 +1,10 @@
 import type { Database, Statement } from '@svc/common';
 
-/** A user's TOTP secret, and whether a code of it was confirmed. */
-interface UserTotp {
+/** A user's TOTP secret, whether a code of it was confirmed, and the step of the last code used. */
+export interface UserTotp {
   secret: Buffer;
   enabled: boolean;
+  lastStep: number;
 }
 
 /** What a second step brings, verified as far as it can be without writing: a code's step, or a recovery code's hash. */
@@ -38,11 +39,17 @@ function useOf(userId: number, proof: Proof): Statement {
 export function twoFactorRepository(db: Database) {
   return {
     async totpOf(userId: number): Promise<UserTotp | undefined> {
-      const [row] = await db.select<{ secret: Buffer; enabled: number }>(
-        'SELECT secret, enabled_at IS NOT NULL AS enabled FROM user_totp WHERE user_id = ?',
+      const [row] = await db.select<{ secret: Buffer; enabled: number; last_step: number }>(
+        'SELECT secret, enabled_at IS NOT NULL AS enabled, last_step FROM user_totp WHERE user_id = ?',
         [userId],
       );
-      return row && { secret: row.secret, enabled: Number(row.enabled) === 1 };
+      return (
+        row && {
+          secret: row.secret,
+          enabled: Number(row.enabled) === 1,
+          lastStep: Number(row.last_step),
+        }
+      );
     },
 
     /** Whether the user of this stored spelling has TOTP on. */
