@@ -22,6 +22,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** Reads a CPU counter (seconds) now; the function it gives reads what was spent since. */
+export async function spentSince(counter: () => Promise<number>): Promise<() => Promise<number>> {
+  const before = await counter();
+  return async () => (await counter()) - before;
+}
+
 /** CPU time (user and system) a process has spent since it started, in seconds (/proc). */
 export async function cpuSeconds(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');

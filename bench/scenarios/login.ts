@@ -4,7 +4,7 @@ import { type LoadResult, load } from '../lib/load.js';
 import { mysqldCpu } from '../lib/mysqld.js';
 import { mysqlServerFrom } from '../lib/platform-data.js';
 import { progress, type ResultRow, row } from '../lib/report.js';
-import { repoRoot, startServer } from '../lib/server.js';
+import { repoRoot, spentSince, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
 import { inTurns, type Measured, median, pairedCpuRatio, pairedRatio } from '../lib/turns.js';
 
@@ -65,9 +65,9 @@ async function measureLogins(
 ): Promise<Measured> {
   if (settings.warmUp > 0) await loginLoad(auth.url, settings.warmUp);
   auth.resetPeak();
-  const [cpuBefore, dbBefore] = [await auth.cpuSeconds(), await dbCpu()];
+  const [spentOurs, spentDb] = [await spentSince(() => auth.cpuSeconds()), await spentSince(dbCpu)];
   const result = await loginLoad(auth.url, settings.duration);
-  const [cpu, db] = [(await auth.cpuSeconds()) - cpuBefore, (await dbCpu()) - dbBefore];
+  const [cpu, db] = [await spentOurs(), await spentDb()];
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`logins: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   }

@@ -11,7 +11,7 @@ import {
   trimOrders,
 } from '../lib/platform-data.js';
 import { progress, type ResultRow, row } from '../lib/report.js';
-import { type RunningServer, repoRoot, startServer } from '../lib/server.js';
+import { type RunningServer, repoRoot, spentSince, startServer } from '../lib/server.js';
 import type { BenchSettings } from '../lib/settings.js';
 import { inTurns, type Measured, pairedCpuRatio, pairedRatio, type Turned } from '../lib/turns.js';
 
@@ -169,12 +169,6 @@ async function etagOf(url: string): Promise<string | undefined> {
   const res = await fetch(url);
   await res.arrayBuffer();
   return res.headers.get('etag') ?? undefined;
-}
-
-/** Reads a CPU counter (seconds) now; the function it gives reads what was spent since. */
-async function spentSince(counter: () => Promise<number>): Promise<() => Promise<number>> {
-  const before = await counter();
-  return async () => (await counter()) - before;
 }
 
 export async function measure(
