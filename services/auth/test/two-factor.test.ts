@@ -232,6 +232,25 @@ describe('the two-step login', () => {
     );
   });
 
+  it("keeps the pair's failures through a right password until its second step succeeds", async () => {
+    const strict = buildApp(stores, { loginMaxFailures: 3 }).app;
+    const user = await enrolled(strict);
+    for (let i = 0; i < 2; i++) {
+      const wrong = await request(strict)
+        .post('/api/user/login')
+        .send({ username: user.username, password: 'not-the-password' });
+      expect(wrong.status).toBe(401);
+    }
+    // The right password ends no run of failures: one wrong code more locks the pair.
+    expect((await secondStep(await challengeOf(user, strict), '000000', strict)).body).toEqual(
+      WRONG_CODE,
+    );
+    const locked = await request(strict)
+      .post('/api/user/login')
+      .send({ username: user.username, password: user.password });
+    expect(locked.body).toEqual(TOO_MANY);
+  });
+
   it('lets one of two second steps with one code in at once', async () => {
     const user = await enrolled();
     const [a, b] = [await challengeOf(user), await challengeOf(user)];
@@ -302,6 +321,23 @@ describe('turning TOTP off', () => {
       [user.id],
     );
     expect(Number(rows[0]?.n)).toBe(0);
+  });
+});
+
+describe('a lost authenticator', () => {
+  it('turns TOTP off with the password and a recovery code', async () => {
+    const user = await enrolled();
+    const [first, second] = user.recoveryCodes as [string, string];
+    const token = (await secondStep(await challengeOf(user), first)).body.data.token as string;
+    const off = await request(app())
+      .post('/api/user/2fa/totp/disable')
+      .set(bearer(token))
+      .send({ password: user.password, code: second });
+    expect(off.body).toEqual({ code: 200, message: '两步验证已关闭' });
+    const types = await eventTypes(user.id);
+    expect(types.filter((type) => type === 'recovery_code_used')).toHaveLength(2);
+    expect(types).toContain('totp_disabled');
+    expect(await login(app(), user.username, user.password)).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 
