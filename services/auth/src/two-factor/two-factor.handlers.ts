@@ -1,10 +1,10 @@
 import { AppError, messageBody, type Statement } from '@svc/common';
-import { INVALID_TOKEN_MESSAGE, type TokenScheme } from '@svc/session-guard';
+import type { TokenScheme } from '@svc/session-guard';
 import type { Request, Response } from 'express';
 import { clientAddress } from '../http/client-address.js';
 import { parseBody } from '../input/parse.js';
-import { sessionOf } from '../sessions/session-guard.js';
 import { verifyPassword } from '../users/password.js';
+import { sessionUser } from '../users/session-user.js';
 import type { UserRow } from '../users/user.repository.js';
 import { loginSecondStep, type SecondStepDeps } from './login-second-step.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
@@ -32,14 +32,7 @@ interface TwoFactorDeps extends SecondStepDeps {
 export function twoFactorHandlers(deps: TwoFactorDeps) {
   const { users, sessions, twoFactor, securityLog, limitedCheck, scheme } = deps;
 
-  /** The session's user; a session whose account is gone is ended. */
-  async function userOf(req: Request): Promise<UserRow> {
-    const { token, username } = sessionOf(req);
-    const user = await users.findByUsername(username);
-    if (user) return user;
-    await sessions.revoke(token, username);
-    throw new AppError(401, INVALID_TOKEN_MESSAGE);
-  }
+  const userOf = async (req: Request) => (await sessionUser(req, users, sessions)).user;
 
   /**
    * A change that needs the password and a current code (or a recovery

@@ -1,14 +1,14 @@
 import { AppError, messageBody, OutcomeUnknownError } from '@svc/common';
-import { INVALID_TOKEN_MESSAGE, md5Token } from '@svc/session-guard';
+import { md5Token } from '@svc/session-guard';
 import type { Request, Response } from 'express';
 import { clientAddress } from '../http/client-address.js';
 import { parseBody } from '../input/parse.js';
 import type { SecurityLog } from '../security/security-log.js';
 import type { SessionRepository } from '../sessions/session.repository.js';
-import { sessionOf } from '../sessions/session-guard.js';
 import type { limitedChecks } from './limited-check.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { passwordRefusal } from './password-strength.js';
+import { sessionUser } from './session-user.js';
 import { PASSWORD_CHANGED, WRONG_OLD_PASSWORD } from './user.messages.js';
 import type { UserRepository, UserRow } from './user.repository.js';
 import { changePasswordBody } from './user.schema.js';
@@ -46,20 +46,14 @@ async function verdictOf(user: UserRow, oldPassword: string, newPassword: string
 export function passwordChange({ users, sessions, securityLog, limitedCheck }: PasswordChangeDeps) {
   return async function changePassword(req: Request, res: Response) {
     const { oldPassword, newPassword } = parseBody(changePasswordBody, req.body);
-    const { token, username } = sessionOf(req);
-    const user = await users.findByUsername(username);
-    if (!user) {
-      // The account is gone; so is the point of its session.
-      await sessions.revoke(token, username);
-      throw new AppError(401, INVALID_TOKEN_MESSAGE);
-    }
+    const { user, token } = await sessionUser(req, users, sessions);
     // Before the old password's check: a refused new password is no guess of it, and counts nothing.
     const refusal = passwordRefusal(user.username, newPassword);
     if (refusal) throw new AppError(400, refusal);
     const { verdict, lockStarted } = await limitedCheck(
       req,
       res,
-      username,
+      user.username,
       { address: clientAddress(req) },
       () => verdictOf(user, oldPassword, newPassword),
     );
