@@ -85,6 +85,7 @@ describe('auth on a three-master Redis Cluster', () => {
     for (const token of tokens) {
       expect((await call(auth.url, '/api/user/me', { token })).body.data).toEqual({
         username: name,
+        totp: false,
       });
     }
     const status = await call(auth.url, '/api/user/status', { token: tokens[0] });

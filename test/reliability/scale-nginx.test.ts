@@ -104,6 +104,7 @@ describe('two instances of each service behind nginx', () => {
     for (const instance of auths) {
       expect((await call(instance.url, '/api/user/me', { token })).body.data).toEqual({
         username: name,
+        totp: false,
       });
     }
     const direct = await login(auths[0]?.url as string, name, 'nginx-pass-1');

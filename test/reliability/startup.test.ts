@@ -203,9 +203,11 @@ describe('the root migrate script', () => {
     expect(await tablesOf(auth.settings)).toEqual([
       'auth_secrets',
       'password_changes',
+      'recovery_codes',
       'schema_migrations',
       'security_events',
       'users',
+      'user_totp',
     ]);
     expect(await tablesOf(platform.settings)).toEqual(
       expect.arrayContaining(['merchants', 'orders', 'schema_migrations', 'services']),
