@@ -99,7 +99,15 @@ async function burst(services: ServiceProcess[], count: number, name: string) {
   return codes;
 }
 
+/** The last event id given, once the instances' publish steps have numbered every committed event. */
 async function lastEventId(): Promise<number> {
+  const unnumbered = async () => {
+    const [rows] = await pool.query<RowDataPacket[]>(
+      'SELECT COUNT(*) AS n FROM events WHERE id IS NULL',
+    );
+    return Number(rows[0]?.n);
+  };
+  await expect.poll(unnumbered, { timeout: 10_000 }).toBe(0);
   const [rows] = await pool.query<RowDataPacket[]>(
     "SELECT last_id FROM event_counter WHERE name = 'events'",
   );

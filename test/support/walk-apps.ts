@@ -120,7 +120,8 @@ export async function eventsApp({ deliver, relayTo }: { deliver: boolean; relayT
     { PORT: 0, HOST: '127.0.0.1', SEND_IDLE_TIMEOUT_MS: 60_000, METRICS_PORT: 0 },
     { logger: log, envelope: messageBody },
   );
-  const stopPublishing = deliver ? outbox.publisher.start() : async () => {};
+  // As main starts them: every instance numbers and publishes.
+  const stopPublishing = outbox.publisher.start();
   if (deliver) deliverer.start();
   const own = await db.pool.getConnection();
   return {

@@ -50,7 +50,7 @@ export const configSchema = z.object({
   LIST_CONCURRENCY: intVar(2, 1, 1000),
   LIST_CACHE_MB: intVar(32, 0, 4096),
   /** Shared order INSERTs (of up to 32 orders each) running at once. */
-  INSERT_CONCURRENCY: intVar(1, 1, 1000),
+  INSERT_CONCURRENCY: intVar(2, 1, 1000),
   /** How long a create's Idempotency-Key is kept, from its first request: a day, at most 30. */
   IDEMPOTENCY_TTL_SECONDS: intVar(86_400, 1, 30 * 86_400),
   /**

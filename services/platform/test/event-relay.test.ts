@@ -14,6 +14,7 @@ import { eventRepository } from '../src/feed/event.repository.js';
 import { type EventRelay, eventRelay } from '../src/feed/event-relay.js';
 import { jetStreamEvents } from '../src/feed/jetstream.js';
 import { platformDatabase } from '../src/store/database.js';
+import { publishCommitted } from '../src/webhooks/deliveries.js';
 import {
   addMerchant,
   addService,
@@ -77,8 +78,9 @@ async function createOrders(count: number, name: string): Promise<void> {
   }
 }
 
-/** The last event id given. */
+/** The last event id given, once every event that has committed is numbered. */
 async function lastEventId(): Promise<number> {
+  while ((await publishCommitted(platformDatabase(t.pool))).full) {}
   const [rows] = await t.pool.query<RowDataPacket[]>(
     "SELECT last_id FROM event_counter WHERE name = 'events'",
   );

@@ -62,14 +62,22 @@ const deliveriesOf = async (webhook: number) =>
     attempts: number;
   }[];
 
-/** The merchant's event: its id, once written and numbered. */
+/**
+ * The merchant's event: its id, once written and numbered as a publish step
+ * numbers it, in the transaction before the one that publishes it.
+ */
 async function merchantEvent(): Promise<number> {
   const merchant = await addMerchant(t.app);
-  const [rows] = await t.pool.query<RowDataPacket[]>(
-    "SELECT id FROM events WHERE type = 'merchant.added' AND row_id = ?",
-    [merchant],
+  const [[counter]] = await t.pool.query<RowDataPacket[]>(
+    "SELECT last_id + 1 AS id FROM event_counter WHERE name = 'events'",
   );
-  return Number(rows[0]!.id);
+  const id = Number(counter!.id);
+  await execute(t.pool, "UPDATE events SET id = ? WHERE type = 'merchant.added' AND row_id = ?", [
+    id,
+    merchant,
+  ]);
+  await execute(t.pool, "UPDATE event_counter SET last_id = ? WHERE name = 'events'", [id]);
+  return id;
 }
 
 const ageEvent = (id: number, days: number) =>

@@ -126,8 +126,8 @@ describe('GET /metrics on the platform', () => {
     const held = await Promise.all(
       Array.from({ length: connections }, () => t.pool.getConnection()),
     );
-    // The one INSERT the platform runs at a time (INSERT_CONCURRENCY) waits in the pool's
-    // queue with an order; the four orders after it wait in line.
+    // The two INSERTs the platform runs at a time (INSERT_CONCURRENCY) wait in the pool's
+    // queue with an order each; the three orders after them wait in line.
     const created = Promise.all(
       Array.from({ length: 5 }, () =>
         request(t.app)
@@ -136,7 +136,13 @@ describe('GET /metrics on the platform', () => {
       ),
     );
     try {
-      await expect.poll(gauges).toEqual({ waiting: 4, queued: 1 });
+      // The pool's queue may also hold a scrape's read of the events' age.
+      await expect
+        .poll(async () => {
+          const { waiting, queued } = await gauges();
+          return waiting === 3 && queued >= 2;
+        })
+        .toBe(true);
     } finally {
       for (const connection of held) connection.release();
     }
@@ -157,7 +163,7 @@ describe('the events metrics', () => {
     await execute(
       t.pool,
       `UPDATE events SET created_at = NOW(3) - INTERVAL 60 SECOND
-       WHERE id > (SELECT last_id FROM event_counter WHERE name = 'published')`,
+       WHERE id IS NULL OR id > (SELECT last_id FROM event_counter WHERE name = 'published')`,
     );
     const waiting = sampleValue(await scrape(), 'platform_events_oldest_undelivered_seconds');
     expect(waiting).toBeGreaterThanOrEqual(60);

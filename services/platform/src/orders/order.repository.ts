@@ -39,9 +39,10 @@ const CREATED_EVENTS = Array.from({ length: ROWS_PER_INSERT }, (_row, i) =>
 
 interface OrderRepositoryOptions {
   /**
-   * INSERT_CONCURRENCY: shared INSERTs running at once. Fewer statements, each
-   * with more orders, cost less CPU per order on both sides (see
-   * store/shared-inserts.ts).
+   * INSERT_CONCURRENCY: shared INSERTs running at once. Two keep the
+   * database busy while one commits; more make each smaller, and fewer
+   * statements with more orders cost less CPU per order on both sides
+   * (see store/shared-inserts.ts).
    */
   insertConcurrency?: number;
   totals?: CachedCounts;
@@ -50,7 +51,7 @@ interface OrderRepositoryOptions {
 export function orderRepository(
   db: PlatformDatabase,
   keys: KeptKeys,
-  { insertConcurrency = 1, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
+  { insertConcurrency = 2, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
 ) {
   const newOrders = sharedInserts<RequestKey>(db, {
     table: 'orders',

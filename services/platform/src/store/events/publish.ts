@@ -30,17 +30,15 @@ type Counters = { events: number; published: number };
  * numbered ones after the 'published' row: counts them and writes what
  * `fanOut` gives for them (their webhook deliveries), in id order.
  *
- * Auto-increment order is not the order events become readable: a
- * transaction may take seq 10 and commit after another has taken seq 11 and
- * committed. So an event gets its public id from event_counter's 'events'
- * row, under its lock: from the transaction that writes it (outbox.ts), or,
- * when that one could not take the row, here, once committed. The row's lock
- * is held until the holder commits, so whoever takes it next gives larger
- * ids: ids increase in the order events are published, with no gaps. Not
- * in commit order: an event numbered here may have committed before others
- * that got smaller ids from their own transactions. At READ COMMITTED each
- * read here sees exactly what had committed when it ran (a transaction still
- * open is not seen, and not waited for).
+ * Writers insert their events with no id (outbox.ts), and auto-increment
+ * order is not the order events become readable: a transaction may take seq
+ * 10 and commit after another has taken seq 11 and committed. So an event
+ * gets its public id here, once committed, from event_counter's 'events' row
+ * under its lock, in seq order: ids increase in the order events are
+ * published, with no gaps, and an event written after another had committed
+ * (an order's completion after its create) gets the larger id. At READ
+ * COMMITTED each read here sees exactly what had committed when it ran (a
+ * transaction still open is not seen, and not waited for).
  */
 export async function publishStep(db: PlatformDatabase, fanOut: FanOut): Promise<PublishStep> {
   const [state] = await db.select<Counters & { unnumbered: number }>(
