@@ -229,6 +229,22 @@ async function walkCommit(
   );
 }
 
+/**
+ * Resolves once the instance has counted every order.created event written
+ * so far as published: the publish step's last file (feed/event-outbox.ts)
+ * runs after the commit that makes the event readable, so a reader can meet
+ * the event before it.
+ */
+async function untilCounted(events: Awaited<ReturnType<typeof eventsApp>>): Promise<void> {
+  for (;;) {
+    const [row] = (await events.sql(
+      "SELECT COUNT(*) AS n FROM events WHERE type = 'order.created'",
+    )) as { n: number }[];
+    if (events.ordersPublished() >= Number(row?.n)) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe("docs/ARCHITECTURE.md walks of an order's event, traced from the code", () => {
   it('from its commit to a stream reader', async () => {
     const events = await eventsApp({ deliver: false });
@@ -240,6 +256,7 @@ describe("docs/ARCHITECTURE.md walks of an order's event, traced from the code",
         const { value } = await reader.read();
         text += new TextDecoder().decode(value);
       }
+      await untilCounted(events);
     };
     try {
       const files = await walkCommit(events.sql, seen);
@@ -294,7 +311,7 @@ describe("docs/ARCHITECTURE.md walk of an order's event to JetStream, traced fro
            JOIN orders o ON o.id = e.row_id WHERE o.user_name = ?`,
           [name],
         )) as { n: number }[];
-        if (Number(row?.n) > 0) return;
+        if (Number(row?.n) > 0) return untilCounted(events);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     };

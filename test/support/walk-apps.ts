@@ -127,6 +127,8 @@ export async function eventsApp({ deliver, relayTo }: { deliver: boolean; relayT
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     sql: async (sql: string, values: unknown[] = []) => (await own.query(sql, values))[0],
+    /** The order.created events the instance has counted as published (its metric). */
+    ordersPublished: () => outbox.published.get('order.created') ?? 0,
     async close() {
       outbox.hub.endAll();
       await Promise.all([stopPublishing(), deliverer.stop(), relay?.stop()]);
