@@ -514,7 +514,8 @@ describe('the database restarted in the middle of a burst of keyed creates', () 
         queryTimeoutMs: QUERY_TIMEOUT_MS,
       });
       const service = { id: await addService(ownApp, await addMerchant(ownApp)), name: '' };
-      const targets = Array.from({ length: 150 }, (_, i) => ({
+      // Enough that two INSERTs at once have not written them all before the kill lands.
+      const targets = Array.from({ length: 400 }, (_, i) => ({
         ...service,
         name: `burst-${i}`,
         key: randomUUID(),
@@ -527,7 +528,7 @@ describe('the database restarted in the middle of a burst of keyed creates', () 
           create.send(ownApp, target).then((res) => {
             answered += 1;
             // Killed as a crash would, while the rest of the burst is in flight.
-            if (answered === 30) restarted = server.kill().then(() => server.start());
+            if (answered === 10) restarted = server.kill().then(() => server.start());
             return res;
           }),
         ),
