@@ -1,7 +1,4 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import {
-  buildOpenApi,
   createBaseApp,
   docsRouter,
   healthRouter,
@@ -9,28 +6,21 @@ import {
   type Logger,
   type Metrics,
   messageBody,
-  type OpenApiDocument,
-  type OperationDoc,
   type Pool,
 } from '@svc/common';
 import type { Express } from 'express';
+import { loadPlatformConfig } from './config.js';
 import { eventHandlers } from './feed/event.handlers.js';
 import { eventRoutes } from './feed/event.routes.js';
 import { type EventOutbox, eventOutbox } from './feed/event-outbox.js';
 import type { EventRelay } from './feed/event-relay.js';
 import { adminOnly } from './http/admin-token.js';
-import { healthDocs } from './http/docs/health.docs.js';
-import { withMediaTypes } from './http/docs/media-types.js';
-import { DESCRIPTION, referenceDocs } from './http/docs/reference.docs.js';
-import { notFoundBody } from './http/docs/reply-schemas.js';
-import { ADMIN_TOKEN_SCHEME, operationDocs } from './http/docs/route-doc.js';
-import { statusOperation } from './http/docs/status-route.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { keptLists } from './http/lists/kept-lists.js';
 import { createSlots } from './http/lists/slots.js';
-import { NOT_FOUND, NOT_READY } from './http/messages.js';
+import { NOT_READY } from './http/messages.js';
 import type { RouterDeps } from './http/router-deps.js';
-import { failureEnvelopes, isStatusRoute, type RouteMiddleware, routerOf } from './http/routes.js';
+import { failureEnvelopes, type RouteMiddleware, routerOf } from './http/routes.js';
 import { undecodableSegmentsLiterally } from './http/undecodable-path.js';
 import { IDEMPOTENT_REPLAYED } from './idempotency/idempotency.messages.js';
 import { keptKeys } from './idempotency/kept-keys.js';
@@ -40,6 +30,7 @@ import { merchantRoutes } from './merchants/merchant.routes.js';
 import { serviceHandlers } from './offerings/service.handlers.js';
 import { serviceRepository } from './offerings/service.repository.js';
 import { serviceRoutes } from './offerings/service.routes.js';
+import { platformDocument, platformRoutes } from './openapi.js';
 import { orderHandlers } from './orders/order.handlers.js';
 import { orderRepository } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
@@ -97,10 +88,15 @@ const EXPOSED_HEADERS = [
   'Retry-After',
 ];
 
+/** The shipped configuration: what an app whose deps leave a setting out (a test's) runs with. */
+const DEFAULTS = loadPlatformConfig({});
+
 export function createApp(deps: AppDeps): Express {
-  const { pool, logger, bodyLimitKb = 100, queryTimeoutMs, adminToken, listConcurrency = 2 } = deps;
+  const { pool, logger, queryTimeoutMs, adminToken } = deps;
+  const bodyLimitKb = deps.bodyLimitKb ?? DEFAULTS.BODY_LIMIT_KB;
+  const listConcurrency = deps.listConcurrency ?? DEFAULTS.LIST_CONCURRENCY;
   const db = platformDatabase(pool, queryTimeoutMs, deps.replicas?.reads);
-  const keys = keptKeys(db, deps.idempotencyTtlSeconds ?? 86_400);
+  const keys = keptKeys(db, deps.idempotencyTtlSeconds ?? DEFAULTS.IDEMPOTENCY_TTL_SECONDS);
   // Each route reads its own body, so a broken one is answered in that route's envelope.
   const middleware: RouteMiddleware = {
     json: jsonBodyParser(bodyLimitKb),
@@ -108,7 +104,7 @@ export function createApp(deps: AppDeps): Express {
   };
   // Each resource bounds its own whole lists.
   const kept = keptLists({
-    maxBytes: (deps.listCacheMb ?? 32) * 1024 * 1024,
+    maxBytes: (deps.listCacheMb ?? DEFAULTS.LIST_CACHE_MB) * 1024 * 1024,
     stamp: listStamps(db, { replicas: deps.replicas !== undefined }).stamp,
   });
   const routerDeps = (): RouterDeps => ({ wholeLists: createSlots(listConcurrency), kept });
@@ -120,7 +116,9 @@ export function createApp(deps: AppDeps): Express {
     exposedHeaders: EXPOSED_HEADERS,
   });
   app.use(undecodableSegmentsLiterally);
-  const orders = orderRepository(db, keys, { insertConcurrency: deps.insertConcurrency });
+  const orders = orderRepository(db, keys, {
+    insertConcurrency: deps.insertConcurrency ?? DEFAULTS.INSERT_CONCURRENCY,
+  });
   const outbox = deps.outbox ?? eventOutbox(platformDatabase(pool, queryTimeoutMs), logger);
   if (deps.metrics) {
     platformMetrics(
@@ -133,8 +131,8 @@ export function createApp(deps: AppDeps): Express {
   const services = serviceRepository(db, keys);
   const webhooks = webhookHandlers({
     webhooks: webhookRepository(db),
-    allowPrivate: deps.webhooksAllowPrivate ?? false,
-    oldSecretHours: deps.webhookOldSecretHours ?? 24,
+    allowPrivate: deps.webhooksAllowPrivate ?? DEFAULTS.WEBHOOK_ALLOW_PRIVATE,
+    oldSecretHours: deps.webhookOldSecretHours ?? DEFAULTS.WEBHOOK_OLD_SECRET_HOURS,
   });
   // One router per route table (http/routes.ts); the orders first, the busiest.
   app.use(routerOf(orderRoutes, orderHandlers(orders, routerDeps()), middleware));
@@ -150,49 +148,3 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorHandler(failureEnvelopes(platformRoutes)));
   return app;
 }
-
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
-
-/** Every route, the spec's first, as the API document lists them. */
-const platformRoutes = [
-  ...merchantRoutes,
-  ...serviceRoutes,
-  ...orderRoutes,
-  ...eventRoutes,
-  ...webhookRoutes,
-];
-
-/** Every operation of the service, with the zod schemas its requests and answers follow. */
-export const platformOperations: OperationDoc[] = [
-  ...platformRoutes.flatMap(({ handler, ...route }) =>
-    isStatusRoute(route) ? [statusOperation(route)] : operationDocs(route),
-  ),
-  ...healthDocs,
-  ...referenceDocs,
-];
-
-export const platformDocument: OpenApiDocument = withMediaTypes(
-  buildOpenApi({
-    info: { title: 'Platform service', version, description: DESCRIPTION },
-    operations: platformOperations,
-    securitySchemes: {
-      [ADMIN_TOKEN_SCHEME]: {
-        type: 'http',
-        scheme: 'bearer',
-        description:
-          'The value of PLATFORM_ADMIN_TOKEN. Required by the administrator routes only while the service runs with that variable set; otherwise every route is open.',
-      },
-    },
-    notFound: {
-      description: 'Any path no route serves',
-      schema: notFoundBody,
-      example: { code: 404, message: NOT_FOUND },
-    },
-  }),
-  platformOperations,
-);
-
-/** The committed copy of the document, beside src/ and dist/ alike. */
-export const documentFile = fileURLToPath(new URL('../openapi.json', import.meta.url));
-
-export const documentText = (document: OpenApiDocument) => `${JSON.stringify(document, null, 2)}\n`;

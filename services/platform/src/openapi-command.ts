@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { documentFile, documentText, platformDocument } from './app.js';
+import { documentFile, documentText, platformDocument } from './openapi.js';
 
 await writeFile(documentFile, documentText(platformDocument));
 console.log(`wrote ${documentFile}`);

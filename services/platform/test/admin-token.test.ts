@@ -4,8 +4,8 @@ import type { Express } from 'express';
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { platformDocument, platformOperations } from '../src/app.js';
 import { loadPlatformConfig } from '../src/config.js';
+import { platformDocument, platformOperations } from '../src/openapi.js';
 import { headerValue } from './support/arbitraries.js';
 import {
   addMerchant,

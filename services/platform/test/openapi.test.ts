@@ -4,14 +4,14 @@ import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createApp } from '../src/app.js';
+import { notFoundBody } from '../src/http/docs/reply-schemas.js';
 import {
-  createApp,
   documentFile,
   documentText,
   platformDocument,
   platformOperations,
-} from '../src/app.js';
-import { notFoundBody } from '../src/http/docs/reply-schemas.js';
+} from '../src/openapi.js';
 import { registeredRoutes } from './support/registered-routes.js';
 import { addMerchant, createTestApp, type TestApp, testLogs } from './support/test-app.js';
 

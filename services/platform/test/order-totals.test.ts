@@ -127,6 +127,7 @@ describe('X-Total-Count of a long order list (real MySQL)', () => {
   it('keeps a long list total for its cache time, whatever SQL writes meanwhile; its own insert clears it', async () => {
     const db = platformDatabase(t.pool);
     const orders = orderRepository(db, keptKeys(db, 60), {
+      insertConcurrency: 2,
       totals: cachedCounts({ floor: ORDER_TOTALS.floor, ttlMs: 60_000 }),
     });
     const before = (await orders.list(1).count()).rows;

@@ -10,8 +10,8 @@ import {
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platformOperations } from '../src/app.js';
 import { notFoundBody } from '../src/http/docs/reply-schemas.js';
+import { platformOperations } from '../src/openapi.js';
 import {
   encodeBody,
   extraHeaders,

@@ -204,7 +204,7 @@ describe('list queries on 20,000 orders', () => {
       readCommitted: db.readCommitted,
     };
     const keys = keptKeys(recording, 60);
-    const orders = orderRepository(recording, keys);
+    const orders = orderRepository(recording, keys, { insertConcurrency: 2 });
     const services = serviceRepository(recording, keys);
     const merchants = merchantRepository(recording, keys);
     await Promise.all([

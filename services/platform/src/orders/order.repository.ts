@@ -44,14 +44,14 @@ interface OrderRepositoryOptions {
    * statements with more orders cost less CPU per order on both sides
    * (see store/shared-inserts.ts).
    */
-  insertConcurrency?: number;
+  insertConcurrency: number;
   totals?: CachedCounts;
 }
 
 export function orderRepository(
   db: PlatformDatabase,
   keys: KeptKeys,
-  { insertConcurrency = 2, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions = {},
+  { insertConcurrency, totals = cachedCounts(ORDER_TOTALS) }: OrderRepositoryOptions,
 ) {
   const newOrders = sharedInserts<RequestKey>(db, {
     table: 'orders',

@@ -1,7 +1,7 @@
 import { recordedResponses, undocumentedResponses } from '@svc/test-kit';
 import { afterAll, expect } from 'vitest';
-import { platformOperations } from '../../src/app.js';
 import { notFoundBody } from '../../src/http/docs/reply-schemas.js';
+import { platformOperations } from '../../src/openapi.js';
 
 // After every test file: each JSON answer its apps gave fits the document.
 afterAll(() => {
