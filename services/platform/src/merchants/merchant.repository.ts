@@ -81,7 +81,7 @@ export function merchantRepository(db: PlatformDatabase, keys: KeptKeys) {
       const found = await db.change([
         { sql: 'SELECT 1 FROM merchants WHERE id = ? FOR UPDATE', values: [id] },
         { sql: 'UPDATE merchants SET status = ? WHERE id = ? AND status <> ?', values: [1, id, 1] },
-        ...changeEvent('merchant.approved', id, 1),
+        changeEvent('merchant.approved', id, 1),
       ]);
       if (!found) throw new NotFoundError('merchant', id);
     },

@@ -129,7 +129,7 @@ export function serviceRepository(db: PlatformDatabase, keys: KeptKeys) {
           sql: 'UPDATE services SET status = ? WHERE id = ? AND status <> ?',
           values: [status, id, status],
         },
-        ...changeEvent(type, id, status),
+        changeEvent(type, id, status),
       ]);
       if (!found) throw new NotFoundError('service', id);
     },

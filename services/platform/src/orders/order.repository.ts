@@ -157,7 +157,7 @@ export function orderRepository(
       const found = await db.change([
         { sql: 'SELECT 1 FROM orders WHERE id = ? FOR UPDATE', values: [id] },
         { sql: 'UPDATE orders SET status = ? WHERE id = ? AND status <> ?', values: [1, id, 1] },
-        ...changeEvent('order.completed', id, 1),
+        changeEvent('order.completed', id, 1),
       ]);
       totals.clear();
       if (!found) throw new NotFoundError('order', id);

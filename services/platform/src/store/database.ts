@@ -41,7 +41,7 @@ export interface PlatformDatabase extends ListDatabase {
   /** Common's Database.update: the number of rows the statement wrote or matched. */
   update: Database['update'];
   /**
-   * The statements as one transaction (see outbox.ts statusChange); true when
+   * The statements as one transaction (see outbox.ts changeEvent); true when
    * the first, a SELECT that locks the changed row, found it, or the second,
    * the UPDATE, changed it (a row committed between the two).
    */

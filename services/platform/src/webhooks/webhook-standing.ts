@@ -47,13 +47,9 @@ export function webhookStanding(db: PlatformDatabase) {
           [reason, id, Math.round(seconds * 1e6)],
         );
         if (disabled.affectedRows === 0) return false;
-        // Straight after the UPDATE: the event's statements read its ROW_COUNT().
-        for (const { sql, values } of changeEventOf('webhook.disabled', id, {
-          sql: WEBHOOK_JSON,
-          values: [id],
-        })) {
-          await run(sql, values);
-        }
+        // Straight after the UPDATE: the event's INSERT reads its ROW_COUNT().
+        const event = changeEventOf('webhook.disabled', id, { sql: WEBHOOK_JSON, values: [id] });
+        await run(event.sql, event.values);
         await run(
           `UPDATE webhook_deliveries SET status = 'failed', error = ?, next_attempt_at = NOW(3)
            WHERE webhook_id = ? AND status = 'pending'`,

@@ -79,15 +79,12 @@ export function newRowEvents(type: EventType, count: number): Statement[] {
  * changes it, with its event. Its seq follows its row's create's event, which
  * had committed by then, so the publisher numbers this one after it.
  */
-export function changeEvent(type: EventType, id: number, status: number): Statement[] {
-  return [
-    { sql: 'SET @status_changed = ROW_COUNT()', values: [] },
-    {
-      sql: `INSERT INTO events (type, row_id, row_status)
-        SELECT ?, ?, ? FROM DUAL WHERE @status_changed > 0`,
-      values: [type, id, status],
-    },
-  ];
+export function changeEvent(type: EventType, id: number, status: number): Statement {
+  return {
+    sql: `INSERT INTO events (type, row_id, row_status)
+      SELECT ?, ?, ? FROM DUAL WHERE ROW_COUNT() > 0`,
+    values: [type, id, status],
+  };
 }
 
 /**
@@ -95,13 +92,10 @@ export function changeEvent(type: EventType, id: number, status: number): Statem
  * UPDATE that makes it, as changeEvent writes one: its data is the JSON
  * text `data` selects, kept with the event as the row was then.
  */
-export function changeEventOf(type: EventType, id: number, data: Statement): Statement[] {
-  return [
-    { sql: 'SET @status_changed = ROW_COUNT()', values: [] },
-    {
-      sql: `INSERT INTO events (type, row_id, data)
-        SELECT ?, ?, (${data.sql}) FROM DUAL WHERE @status_changed > 0`,
-      values: [type, id, ...data.values],
-    },
-  ];
+export function changeEventOf(type: EventType, id: number, data: Statement): Statement {
+  return {
+    sql: `INSERT INTO events (type, row_id, data)
+      SELECT ?, ?, (${data.sql}) FROM DUAL WHERE ROW_COUNT() > 0`,
+    values: [type, id, ...data.values],
+  };
 }
