@@ -108,13 +108,34 @@ describe('every change writes its event', () => {
   });
 
   it('reads an event written before events named their rows (migration 008) with the data it holds', async () => {
-    const data = { id: 424_242, name: '迁移前的商家', status: 0 };
-    await execute(t.pool, "INSERT INTO events (type, data) VALUES ('merchant.added', ?)", [
-      JSON.stringify(data),
+    const merchant = { id: 424_242, name: '迁移前的商家', status: 0 };
+    const order = { id: 434_343, service_id: 1, user_name: '迁移前', status: 0 };
+    await execute(t.pool, 'INSERT INTO events (type, data) VALUES (?, ?), (?, ?)', [
+      'merchant.added',
+      JSON.stringify(merchant),
+      'order.created',
+      JSON.stringify(order),
     ]);
     await expect
       .poll(async () => (await eventsAfter(since)).map(({ type, data }) => ({ type, data })))
-      .toEqual([{ type: 'merchant.added', data }]);
+      .toEqual([
+        { type: 'merchant.added', data: merchant },
+        { type: 'order.created', data: order },
+      ]);
+  });
+
+  it('gives data null for an event whose row is gone (deleted by SQL: no route deletes one)', async () => {
+    const merchant = await addMerchant(t.app);
+    const order = await addOrder(t.app, await addService(t.app, merchant));
+    // The foreign keys take the merchant's service and its order with it.
+    await execute(t.pool, 'DELETE FROM merchants WHERE id = ?', [merchant]);
+    const events = await eventsAfter(since);
+    expect(events.map(({ type, data }) => ({ type, data }))).toEqual([
+      { type: 'merchant.added', data: null },
+      { type: 'service.added', data: null },
+      { type: 'order.created', data: null },
+    ]);
+    expect(await listed('/api/order/list', order)).toBeUndefined();
   });
 
   it('writes none for a change that fails, a missing row, or a keyed replay', async () => {

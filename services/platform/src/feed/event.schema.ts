@@ -41,8 +41,8 @@ export const event = z.strictObject({
     .meta({ description: 'a decimal string, increasing in the order events are published' }),
   type: z.enum(EVENT_TYPES),
   createdAt: z.iso.datetime().meta({ description: 'when the change committed, ISO 8601 in UTC' }),
-  data: z.looseObject({ id: z.int() }).meta({
+  data: z.looseObject({ id: z.int() }).nullable().meta({
     description:
-      'the order, merchant or service as its list returns it, after the change; for webhook.disabled, the webhook as GET /api/webhooks lists it',
+      'the order, merchant or service as its list returns it, after the change; for webhook.disabled, the webhook as GET /api/webhooks lists it; null once the row is gone (no route deletes one: only SQL can)',
   }),
 });

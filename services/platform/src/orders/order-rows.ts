@@ -1,4 +1,3 @@
-import type { EventSource } from '../store/events/outbox.js';
 import {
   decimalField,
   jsonColumn,
@@ -47,15 +46,18 @@ export const SERVICE_JOINS = `
   LEFT JOIN services s ON s.id = o.service_id
   LEFT JOIN merchants m ON m.id = s.merchant_id`;
 
-/** An order's events carry it as the order list shows it. */
-export const ORDER_EVENTS: EventSource = {
-  from: `orders o${SERVICE_JOINS}`,
-  id: 'o.id',
-  fields: ORDER_FIELDS,
-};
-
 /** An order's own fields as JSON text, open for its service's (see withServices). */
 export const ORDER_JSON_HEAD = jsonColumn(ORDER_OWN_FIELDS, { open: true });
+
+/**
+ * An order's event carries the order as the list shows it, with the status
+ * the change left: its own fields as JSON text, open, on `events e` joined
+ * to the order `o`; its service's fields close it (serviceTails).
+ */
+export const ORDER_EVENT_HEAD = jsonColumn(
+  { ...ORDER_OWN_FIELDS, status: numberField('e.row_status') },
+  { open: true },
+);
 
 /** Services by id with the fields an order shows of them. */
 export const SERVICE_LOOKUP = `SELECT s.id, ${selectColumns(ORDER_SERVICE_FIELDS)}
@@ -64,6 +66,12 @@ export const SERVICE_LOOKUP = `SELECT s.id, ${selectColumns(ORDER_SERVICE_FIELDS
 export type ServiceLookupRow = { id: number } & Record<string, unknown>;
 
 const NO_SERVICE = jsonTail(ORDER_SERVICE_FIELDS, undefined);
+
+/** The close of an order's JSON text by its service id: that service's fields (null ones for an id not among `services`) and the brace. */
+export function serviceTails(services: ServiceLookupRow[]): (serviceId: number) => Buffer {
+  const tails = new Map(services.map((row) => [row.id, jsonTail(ORDER_SERVICE_FIELDS, row)]));
+  return (serviceId) => tails.get(serviceId) ?? NO_SERVICE;
+}
 const COMMA = Buffer.from(',');
 
 /**
@@ -75,12 +83,12 @@ export async function* withServices(
   services: ServiceLookupRow[],
   batches: AsyncIterable<[Buffer, number][]>,
 ): AsyncIterable<Buffer> {
-  const tails = new Map(services.map((row) => [row.id, jsonTail(ORDER_SERVICE_FIELDS, row)]));
+  const tail = serviceTails(services);
   for await (const batch of batches) {
     const parts: Buffer[] = [];
     for (const [head, serviceId] of batch) {
       if (parts.length > 0) parts.push(COMMA);
-      parts.push(head, tails.get(serviceId) ?? NO_SERVICE);
+      parts.push(head, tail(serviceId));
     }
     yield Buffer.concat(parts);
   }

@@ -9,6 +9,19 @@ export interface FeedEvent {
   json: Buffer;
 }
 
+/**
+ * How an event's data is read, on `events e` and the tables `joins` adds:
+ * `json` its JSON text, whole, or open where `restKey` is not NULL, and then
+ * closed by what `rests` gives for that key (one lookup per read, however
+ * many events share a key).
+ */
+interface EventData {
+  joins: string;
+  json: string;
+  restKey: string;
+  rests(keys: number[]): Promise<(key: number) => Buffer>;
+}
+
 /** What the feed holds: the oldest event kept, and the last id given (0 before the first). */
 interface FeedBounds {
   oldest: number | undefined;
@@ -20,42 +33,54 @@ interface EventRow {
   type: EventType;
   created_at: string;
   data: Buffer;
+  rest_key: number | null;
 }
 
-/** `{"id":"7","type":…,"createdAt":…,"data":` … `}`: the data is MySQL's JSON text, never decoded. */
-function feedEvent({ id, type, created_at, data }: EventRow): FeedEvent {
-  const head = `{"id":"${id}","type":"${type}","createdAt":"${created_at.slice(0, 23)}Z","data":`;
-  return { id: Number(id), type, json: Buffer.concat([Buffer.from(head), data, CLOSE]) };
-}
 const CLOSE = Buffer.from('}');
+
+/** `{"id":"7","type":…,"createdAt":…,"data":` … `}`: the data is MySQL's JSON text, never decoded. */
+function feedEvent({ id, type, created_at, data }: EventRow, rest: Buffer | undefined): FeedEvent {
+  const head = Buffer.from(
+    `{"id":"${id}","type":"${type}","createdAt":"${created_at.slice(0, 23)}Z","data":`,
+  );
+  const json = Buffer.concat(rest ? [head, data, rest, CLOSE] : [head, data, CLOSE]);
+  return { id: Number(id), type, json };
+}
 
 /**
  * The events table's reads and its retention (its writes are the writers'
- * outbox.ts and publish.ts). `data` is the SQL of an event's data on
- * `events e`, which the resources' rows give (feed/event-data.ts).
+ * outbox.ts and publish.ts). `data` reads each event's data from the
+ * resources' rows (feed/event.repository.ts).
  */
-export function eventRows(db: PlatformDatabase, data: string) {
-  const columns = `e.id, e.type, DATE_FORMAT(e.created_at, '%Y-%m-%dT%H:%i:%s.%f') AS created_at,
-  ${data} AS data`;
+export function eventRows(db: PlatformDatabase, data: EventData) {
+  const read = `SELECT e.id, e.type, DATE_FORMAT(e.created_at, '%Y-%m-%dT%H:%i:%s.%f') AS created_at,
+    ${data.json} AS data, ${data.restKey} AS rest_key FROM events e ${data.joins}`;
+
+  async function events(where: string, values: unknown[]): Promise<FeedEvent[]> {
+    const rows = await db.select<EventRow>(`${read} ${where}`, values);
+    const keys = rows.flatMap(({ rest_key }) => (rest_key === null ? [] : [Number(rest_key)]));
+    const rest = keys.length > 0 ? await data.rests([...new Set(keys)]) : undefined;
+    return rows.map((row) =>
+      feedEvent(row, row.rest_key === null ? undefined : rest?.(Number(row.rest_key))),
+    );
+  }
+
   return {
     /** Events with an id above `after`, oldest first, of `types` when given. */
-    async after(after: number, limit: number, types?: readonly EventType[]): Promise<FeedEvent[]> {
+    after(after: number, limit: number, types?: readonly EventType[]): Promise<FeedEvent[]> {
       const filter = types ? ` AND e.type IN (${types.map(() => '?').join(', ')})` : '';
-      const rows = await db.select<EventRow>(
-        `SELECT ${columns} FROM events e WHERE e.id > ?${filter} ORDER BY e.id LIMIT ?`,
-        [after, ...(types ?? []), limit],
-      );
-      return rows.map(feedEvent);
+      return events(`WHERE e.id > ?${filter} ORDER BY e.id LIMIT ?`, [
+        after,
+        ...(types ?? []),
+        limit,
+      ]);
     },
 
     /** The events of these ids that are kept, by id. */
     async byIds(ids: number[]): Promise<Map<number, FeedEvent>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.select<EventRow>(
-        `SELECT ${columns} FROM events e WHERE e.id IN (${ids.map(() => '?').join(', ')})`,
-        ids,
-      );
-      return new Map(rows.map((row) => [Number(row.id), feedEvent(row)]));
+      const found = await events(`WHERE e.id IN (${ids.map(() => '?').join(', ')})`, ids);
+      return new Map(found.map((event) => [event.id, event]));
     },
 
     bounds: () => eventBounds(db),
