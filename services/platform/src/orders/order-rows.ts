@@ -72,6 +72,7 @@ export function serviceTails(services: ServiceLookupRow[]): (serviceId: number) 
   const tails = new Map(services.map((row) => [row.id, jsonTail(ORDER_SERVICE_FIELDS, row)]));
   return (serviceId) => tails.get(serviceId) ?? NO_SERVICE;
 }
+
 const COMMA = Buffer.from(',');
 
 /**

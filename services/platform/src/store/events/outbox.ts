@@ -50,7 +50,7 @@ const newRowStatements = new Map<EventType, Statement[][]>();
  * transaction, one each: rows LAST_INSERT_ID() + i * step, i from 0 (see
  * Database.insert). An event names its row and the
  * status the change left, 0 for every new row (the spec's first state of
- * each resource); its data is built from them when read (event-data.ts).
+ * each resource); its data is built from them when read (feed/event.repository.ts).
  * Written whole by the SQL text, with no placeholder and no read of the rows,
  * it costs the transaction little.
  */
