@@ -107,6 +107,18 @@ describe('every change writes its event', () => {
     expect(created).toMatchObject({ status: 0, service_name: '日常保洁', price: '150.00' });
   });
 
+  it('writes one order.completed for many completes of one order at once', async () => {
+    const id = await addOrder(t.app, await addService(t.app, await addMerchant(t.app)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => request(t.app).put(`/api/order/complete/${id}`)),
+    );
+    expect(answers.map(({ status }) => status)).toEqual(Array(10).fill(200));
+    const completed = (await eventsAfter(since)).filter(
+      ({ type, data }) => type === 'order.completed' && data.id === id,
+    );
+    expect(completed).toHaveLength(1);
+  });
+
   it('reads an event written before events named their rows (migration 008) with the data it holds', async () => {
     const merchant = { id: 424_242, name: '迁移前的商家', status: 0 };
     const order = { id: 434_343, service_id: 1, user_name: '迁移前', status: 0 };
